@@ -1,0 +1,1 @@
+"""Reference training jobs (digits, CIFAR10, ImageNet, SQuAD). They arrive with the reference-jobs issue."""

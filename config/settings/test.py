@@ -1,0 +1,16 @@
+"""The test suite: fast hashing, in-process Celery, an in-memory SQLite unless DATABASE_URL says otherwise."""
+
+from config.settings.base import *  # noqa: F403
+from config.settings.base import env
+
+DEBUG = False
+SECRET_KEY = "dawnboard-test-key"
+DATABASES = {"default": env.db("DATABASE_URL", default="sqlite://:memory:")}
+PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+CELERY_BROKER_URL = ""
+CELERY_TASK_ALWAYS_EAGER = True
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+}
+LOGGING = {"version": 1, "disable_existing_loggers": False}

@@ -1,0 +1,1 @@
+"""ONNX export and the one-item-at-a-time latency harness. They arrive with the inference issue."""

@@ -1,0 +1,91 @@
+"""Serializers: shapes of the API's JSON. No logic beyond naming fields."""
+
+from __future__ import annotations
+
+from rest_framework import serializers
+
+from leaderboard.models import CurvePoint, Entry, SubmittedFile, Task, TaskVersion
+from leaderboard.services import entry_results
+
+
+class SubmissionRequestSerializer(serializers.Serializer):
+    """The multipart form of POST /api/v1/submissions/ (validated by the ingest, not here)."""
+
+    task = serializers.CharField(help_text="Task slug, e.g. cifar10.")
+    track = serializers.CharField(help_text="train or inference.")
+    entry = serializers.FileField(help_text="The DAWNBench v1.0 entry JSON.")
+    log = serializers.FileField(required=False, help_text="The TSV log (training entries).")
+
+
+class IssueSerializer(serializers.Serializer):
+    code = serializers.CharField()
+    message = serializers.CharField()
+    field = serializers.CharField(required=False)
+    line = serializers.IntegerField(required=False)
+
+
+class SubmissionVerdictSerializer(serializers.Serializer):
+    id = serializers.IntegerField(allow_null=True)
+    status = serializers.ChoiceField(choices=["pending", "accepted", "rejected", "valid"])
+    warnings = IssueSerializer(many=True)
+    errors = IssueSerializer(many=True, required=False)
+    results = serializers.DictField(allow_null=True)
+    url = serializers.CharField(allow_null=True)
+    entry_url = serializers.CharField(allow_null=True, required=False)
+
+
+class TaskVersionSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = TaskVersion
+        fields = ["version", "metric_label", "log_column", "inference_fields", "threshold", "scale", "is_current", "source"]
+
+
+class TaskSerializer(serializers.ModelSerializer):
+    versions = TaskVersionSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Task
+        fields = ["slug", "name", "description", "versions"]
+
+
+class EntrySerializer(serializers.ModelSerializer):
+    task = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    task_version = serializers.CharField(source="task_version.version", read_only=True)
+    results = serializers.SerializerMethodField()
+    url = serializers.HyperlinkedIdentityField(view_name="api:entry-detail")
+
+    class Meta:
+        model = Entry
+        fields = [
+            "id", "url", "task", "task_version", "track", "status", "source_name", "version", "author",
+            "framework", "model", "hardware", "date", "code_url", "commit_hash", "cost_per_hour_usd",
+            "results", "warnings", "created_at",
+        ]  # fmt: skip
+
+    def get_results(self, entry: Entry) -> dict:
+        return entry_results(entry)
+
+
+class CurvePointSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = CurvePoint
+        fields = ["position", "line", "epoch", "hours", "metric"]
+
+
+class SubmittedFileSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = SubmittedFile
+        fields = ["role", "name", "sha256", "size_bytes"]
+
+
+class EntryDetailSerializer(EntrySerializer):
+    curve = CurvePointSerializer(many=True, read_only=True)
+    files = SubmittedFileSerializer(source="submission.files", many=True, read_only=True)
+    threshold = serializers.DecimalField(source="task_version.threshold", max_digits=10, decimal_places=4, read_only=True)
+
+    class Meta(EntrySerializer.Meta):
+        fields = [
+            *EntrySerializer.Meta.fields,
+            "author_email", "log_filename", "misc", "extra_fields", "claimed", "threshold",
+            "time_to_accuracy_line", "log_row_count", "files", "curve",
+        ]  # fmt: skip

@@ -1,0 +1,14 @@
+from django.urls import path
+
+from leaderboard.api import views
+
+app_name = "api"
+
+urlpatterns = [
+    path("submissions/", views.SubmissionCreateView.as_view(), name="submission-create"),
+    path("submissions/<int:pk>/", views.SubmissionDetailView.as_view(), name="submission-detail"),
+    path("entries/", views.EntryListView.as_view(), name="entry-list"),
+    path("entries/<int:pk>/", views.EntryDetailView.as_view(), name="entry-detail"),
+    path("leaderboards/<slug:task>/<slug:metric>/", views.LeaderboardView.as_view(), name="leaderboard"),
+    path("tasks/", views.TaskListView.as_view(), name="task-list"),
+]

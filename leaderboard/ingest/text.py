@@ -1,0 +1,25 @@
+"""Byte-level helpers shared by the entry and log parsers."""
+
+from __future__ import annotations
+
+import codecs
+
+from leaderboard.ingest.errors import ErrorCode, Issue, RejectedInput
+
+
+def decode_utf8(raw: bytes, *, what: str) -> tuple[str, bool]:
+    """Decode UTF-8, dropping a byte-order mark. Returns (text, had_bom)."""
+    had_bom = raw.startswith(codecs.BOM_UTF8)
+    if had_bom:
+        raw = raw[len(codecs.BOM_UTF8) :]
+    try:
+        return raw.decode("utf-8"), had_bom
+    except UnicodeDecodeError as error:
+        line = raw.count(b"\n", 0, error.start) + 1
+        raise RejectedInput(
+            Issue(
+                ErrorCode.NOT_UTF8,
+                f"The {what} file is not UTF-8: byte 0x{raw[error.start]:02x} at line {line} cannot be decoded.",
+                line=line,
+            )
+        ) from None

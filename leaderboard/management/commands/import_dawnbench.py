@@ -1,0 +1,84 @@
+"""Import a tree laid out like the public dawn-bench-entries repository."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from leaderboard.services import Upload, entry_import
+
+TASK_FOLDERS = {"cifar10": "cifar10", "imagenet": "imagenet", "squad": "squad"}
+TRACK_FOLDERS = ("train", "inference")
+
+
+class Command(BaseCommand):
+    help = "Import DAWNBench entries from PATH/{CIFAR10,ImageNet,SQuAD}/{train,inference}/*.json (+ same-stem .tsv)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("path", type=Path)
+        parser.add_argument("--json", action="store_true", help="Print one JSON document and nothing else.")
+
+    def handle(self, *args, path: Path, json: bool = False, **options):
+        if not path.is_dir():
+            raise CommandError(f"{path} is not a folder.")
+        outcomes = [self._import_one(task, track, entry_path) for task, track, entry_path in _entry_files(path)]
+        if not outcomes:
+            raise CommandError(f"No entries found under {path} (expected e.g. CIFAR10/train/*.json).")
+        summary = {status: sum(o["status"] == status for o in outcomes) for status in ("imported", "skipped", "rejected")}
+        if json:
+            self.stdout.write(_dumps({"files": outcomes, "summary": summary}))
+        else:
+            for outcome in outcomes:
+                self.stdout.write(_describe(outcome))
+            self.stdout.write(
+                f"{summary['imported']} imported, {summary['skipped']} already imported, {summary['rejected']} rejected."
+            )
+        if summary["rejected"]:
+            raise CommandError(f"{summary['rejected']} file(s) were rejected.")
+
+    def _import_one(self, task: str, track: str, entry_path: Path) -> dict:
+        log_path = entry_path.with_suffix(".tsv")
+        outcome = entry_import(
+            task_slug=task,
+            track=track,
+            source_name=entry_path.stem,
+            entry=Upload(name=entry_path.name, content=entry_path.read_bytes()),
+            log=Upload(name=log_path.name, content=log_path.read_bytes()) if track == "train" and log_path.exists() else None,
+        )
+        return {
+            "task": task,
+            "track": track,
+            "file": str(entry_path),
+            "source_name": entry_path.stem,
+            "status": outcome.status,
+            "entry_id": outcome.entry_id,
+            "errors": outcome.errors,
+            "warnings": outcome.warnings,
+        }
+
+
+def _entry_files(root: Path):
+    for task_folder in sorted(root.iterdir()):
+        task = TASK_FOLDERS.get(task_folder.name.lower())
+        if task is None or not task_folder.is_dir():
+            continue
+        for track in TRACK_FOLDERS:
+            for entry_path in sorted((task_folder / track).glob("*.json")):
+                yield task, track, entry_path
+
+
+def _describe(outcome: dict) -> str:
+    where = f"{outcome['task']}/{outcome['track']}/{outcome['source_name']}"
+    if outcome["status"] == "imported":
+        warned = f" ({len(outcome['warnings'])} warning(s))" if outcome["warnings"] else ""
+        return f"imported  {where} -> entry {outcome['entry_id']}{warned}"
+    if outcome["status"] == "skipped":
+        return f"skipped   {where} (already imported)"
+    reasons = "; ".join(f"{error['code']}: {error['message']}" for error in outcome["errors"])
+    return f"rejected  {where}: {reasons}"
+
+
+def _dumps(document: dict) -> str:
+    return json.dumps(document, indent=2)

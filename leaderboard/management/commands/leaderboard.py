@@ -1,0 +1,39 @@
+"""Print a task's leaderboard for one metric."""
+
+from __future__ import annotations
+
+import json as json_module
+
+from django.core.management.base import BaseCommand, CommandError
+
+from leaderboard.metrics import LEADERBOARD_METRICS
+from leaderboard.selectors import UnknownLeaderboard, leaderboard
+
+
+class Command(BaseCommand):
+    help = "Print the leaderboard of TASK by METRIC (training-time, training-cost, inference-latency, inference-cost)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("task")
+        parser.add_argument("metric", choices=list(LEADERBOARD_METRICS))
+        parser.add_argument("--json", action="store_true", help="Print one JSON document and nothing else.")
+        parser.add_argument("--limit", type=int, default=None, help="At most N rows.")
+
+    def handle(self, *args, task: str, metric: str, json: bool = False, limit: int | None = None, **options):
+        if limit is not None and limit < 1:
+            raise CommandError("--limit must be at least 1.")
+        try:
+            board = leaderboard(task_slug=task, metric_slug=metric, limit=limit)
+        except UnknownLeaderboard as unknown:
+            raise CommandError(unknown.message) from None
+        if json:
+            self.stdout.write(json_module.dumps(board, indent=2))
+            return
+        self.stdout.write(f"{board['task']} {board['metric']} ({board['unit']})")
+        for row in board["results"]:
+            self.stdout.write(
+                f"{row['rank']:>4}  {row['value']:>14.6g}  {row['model']} / {row['team']} / {row['hardware']}"
+                f" / {row['framework']} / {row['date']}"
+            )
+        if not board["results"]:
+            self.stdout.write("(no entries)")

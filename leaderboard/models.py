@@ -1,0 +1,212 @@
+"""Tasks and their versions, submitters, submissions (the uploads and their verdicts) and accepted entries."""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+class Track(models.TextChoices):
+    TRAIN = "train", "Training"
+    INFERENCE = "inference", "Inference"
+
+
+class Task(models.Model):
+    slug = models.SlugField(unique=True)
+    name = models.CharField(max_length=100)
+    description = models.TextField(blank=True)
+
+    class Meta:
+        ordering = ["slug"]
+
+    def __str__(self) -> str:
+        return self.slug
+
+
+class TaskVersion(models.Model):
+    """A task's rules at one version. A threshold belongs here, never to the task, so it cannot drift."""
+
+    class Scale(models.TextChoices):
+        PERCENT = "percent", "Percent (0-100)"
+        FRACTION = "fraction", "Fraction (0-1)"
+
+    task = models.ForeignKey(Task, on_delete=models.PROTECT, related_name="versions")
+    version = models.CharField(max_length=20, help_text="The `version` an entry names, e.g. v1.0.")
+    metric_label = models.CharField(max_length=100)
+    log_column = models.CharField(max_length=50)
+    inference_fields = models.JSONField(help_text="Entry fields holding the metric, preferred first.")
+    threshold = models.DecimalField(max_digits=10, decimal_places=4)
+    scale = models.CharField(max_length=10, choices=Scale.choices)
+    is_current = models.BooleanField(default=True)
+    source = models.URLField(blank=True, help_text="Where the threshold was published.")
+
+    class Meta:
+        ordering = ["task__slug", "version"]
+        constraints = [
+            models.UniqueConstraint(fields=["task", "version"], name="unique_task_version"),
+            models.UniqueConstraint(fields=["task"], condition=Q(is_current=True), name="one_current_version_per_task"),
+            models.CheckConstraint(condition=Q(threshold__gt=0), name="threshold_positive"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.task.slug} {self.version}"
+
+
+class Submitter(models.Model):
+    """A team or person allowed to submit; authenticates with the API token of its user."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="submitter")
+    name = models.CharField(max_length=100, unique=True)
+    email = models.EmailField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Submission(models.Model):
+    """One upload and its verdict. Its files are kept verbatim; an accepted one has exactly one Entry."""
+
+    class Status(models.TextChoices):
+        PENDING = "pending"
+        ACCEPTED = "accepted"
+        REJECTED = "rejected"
+
+    class Source(models.TextChoices):
+        API = "api"
+        COMMAND = "command", "submit command"
+        IMPORT = "import", "DAWNBench import"
+
+    submitter = models.ForeignKey(Submitter, null=True, blank=True, on_delete=models.PROTECT, related_name="submissions")
+    source = models.CharField(max_length=10, choices=Source.choices)
+    task_slug = models.CharField(max_length=50)
+    track = models.CharField(max_length=10)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
+    errors = models.JSONField(default=list, blank=True)
+    warnings = models.JSONField(default=list, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    decided_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["status", "created_at"])]
+
+    def __str__(self) -> str:
+        return f"submission {self.pk} ({self.status})"
+
+
+class SubmittedFile(models.Model):
+    """A file exactly as uploaded. Kept in the database so any worker can read it and nothing is half-stored."""
+
+    class Role(models.TextChoices):
+        ENTRY = "entry"
+        LOG = "log"
+
+    submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="files")
+    role = models.CharField(max_length=10, choices=Role.choices)
+    name = models.CharField(max_length=255)
+    sha256 = models.CharField(max_length=64)
+    size_bytes = models.PositiveBigIntegerField()
+    content = models.BinaryField()
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["submission", "role"], name="one_file_per_role")]
+
+
+class EntryQuerySet(models.QuerySet):
+    def accepted(self) -> EntryQuerySet:
+        return self.filter(status=Entry.Status.ACCEPTED)
+
+
+class Entry(models.Model):
+    """An accepted DAWNBench entry: the fields it claimed and the results Dawnboard recomputed from its files."""
+
+    class Status(models.TextChoices):
+        ACCEPTED = "accepted"
+        WITHDRAWN = "withdrawn"
+
+    submission = models.OneToOneField(Submission, on_delete=models.PROTECT, related_name="entry")
+    task = models.ForeignKey(Task, on_delete=models.PROTECT, related_name="entries")
+    task_version = models.ForeignKey(TaskVersion, on_delete=models.PROTECT, related_name="entries")
+    track = models.CharField(max_length=10, choices=Track.choices)
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.ACCEPTED)
+    source_name = models.CharField(max_length=255, blank=True, help_text="File stem, for imported entries.")
+
+    # As submitted (DAWNBench v1.0 fields).
+    version = models.CharField(max_length=20)
+    author = models.CharField(max_length=255)
+    author_email = models.CharField(max_length=255)
+    framework = models.CharField(max_length=255)
+    model = models.CharField(max_length=255)
+    hardware = models.CharField(max_length=500)
+    date = models.DateField(help_text="The entry's `timestamp`.")
+    code_url = models.CharField(max_length=1000, blank=True)
+    commit_hash = models.CharField(max_length=100, blank=True)
+    log_filename = models.CharField(max_length=255, blank=True)
+    cost_per_hour_usd = models.DecimalField(max_digits=20, decimal_places=6, null=True, blank=True)
+    misc = models.JSONField(null=True, blank=True)
+    extra_fields = models.JSONField(default=dict, blank=True)
+    claimed = models.JSONField(help_text="The entry document as submitted.")
+    warnings = models.JSONField(default=list, blank=True)
+
+    # Recomputed by Dawnboard from the files.
+    accuracy = models.FloatField(help_text="Quality at the time-to-accuracy row, or as claimed for inference.")
+    time_to_accuracy_seconds = models.FloatField(null=True, blank=True)
+    time_to_accuracy_epoch = models.FloatField(null=True, blank=True)
+    time_to_accuracy_line = models.PositiveIntegerField(null=True, blank=True)
+    training_cost_usd = models.DecimalField(max_digits=30, decimal_places=15, null=True, blank=True)
+    latency_ms = models.FloatField(null=True, blank=True)
+    inference_cost_usd_per_10k = models.DecimalField(max_digits=30, decimal_places=15, null=True, blank=True)
+    log_row_count = models.PositiveIntegerField(default=0)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = EntryQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name_plural = "entries"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["task", "track", "source_name"], condition=~Q(source_name=""), name="unique_imported_entry"
+            ),
+            models.CheckConstraint(condition=Q(track__in=Track.values), name="entry_track_known"),
+            models.CheckConstraint(
+                condition=Q(track="inference") | Q(time_to_accuracy_seconds__isnull=False),
+                name="training_entry_has_time_to_accuracy",
+            ),
+            models.CheckConstraint(condition=Q(time_to_accuracy_seconds__gte=0), name="time_to_accuracy_not_negative"),
+            models.CheckConstraint(condition=Q(training_cost_usd__gte=0), name="training_cost_not_negative"),
+            models.CheckConstraint(condition=Q(latency_ms__gte=0), name="latency_not_negative"),
+            models.CheckConstraint(condition=Q(inference_cost_usd_per_10k__gte=0), name="inference_cost_not_negative"),
+            models.CheckConstraint(condition=Q(cost_per_hour_usd__gte=0), name="cost_per_hour_not_negative"),
+            models.CheckConstraint(condition=Q(accuracy__gte=0), name="accuracy_not_negative"),
+        ]
+        indexes = [
+            models.Index(fields=["task_version", "track", "status", "time_to_accuracy_seconds"], name="board_training_time"),
+            models.Index(fields=["task_version", "track", "status", "training_cost_usd"], name="board_training_cost"),
+            models.Index(fields=["task_version", "track", "status", "latency_ms"], name="board_inference_latency"),
+            models.Index(fields=["task_version", "track", "status", "inference_cost_usd_per_10k"], name="board_inference_cost"),
+            models.Index(fields=["task", "track", "date"], name="entry_task_track_date"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.task.slug}/{self.track}: {self.model} ({self.author})"
+
+
+class CurvePoint(models.Model):
+    """One evaluation of a training log: quality against wall-clock hours, for the entry's chart."""
+
+    entry = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="curve")
+    position = models.PositiveIntegerField(help_text="Order in the log.")
+    line = models.PositiveIntegerField(help_text="Line number in the submitted log.")
+    epoch = models.FloatField()
+    hours = models.FloatField()
+    metric = models.FloatField()
+
+    class Meta:
+        ordering = ["entry", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["entry", "position"], name="unique_curve_position"),
+            models.CheckConstraint(condition=Q(hours__gte=0), name="curve_hours_not_negative"),
+        ]

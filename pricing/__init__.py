@@ -1,0 +1,1 @@
+"""Cloud price catalog and cost policies. Empty until the pricing issue lands: costs today are as submitted."""
