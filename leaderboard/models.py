@@ -78,7 +78,9 @@ class Submission(models.Model):
         COMMAND = "command", "submit command"
         IMPORT = "import", "DAWNBench import"
 
-    submitter = models.ForeignKey(Submitter, null=True, blank=True, on_delete=models.PROTECT, related_name="submissions")
+    submitter = models.ForeignKey(
+        Submitter, null=True, blank=True, on_delete=models.PROTECT, related_name="submissions"
+    )
     source = models.CharField(max_length=10, choices=Source.choices)
     task_slug = models.CharField(max_length=50)
     track = models.CharField(max_length=10)
@@ -112,6 +114,9 @@ class SubmittedFile(models.Model):
 
     class Meta:
         constraints = [models.UniqueConstraint(fields=["submission", "role"], name="one_file_per_role")]
+
+    def __str__(self) -> str:
+        return f"{self.role} {self.name} ({self.sha256[:12]})"
 
 
 class EntryQuerySet(models.QuerySet):
@@ -155,9 +160,9 @@ class Entry(models.Model):
     time_to_accuracy_seconds = models.FloatField(null=True, blank=True)
     time_to_accuracy_epoch = models.FloatField(null=True, blank=True)
     time_to_accuracy_line = models.PositiveIntegerField(null=True, blank=True)
-    training_cost_usd = models.DecimalField(max_digits=30, decimal_places=15, null=True, blank=True)
+    training_cost_usd = models.DecimalField(max_digits=36, decimal_places=20, null=True, blank=True)
     latency_ms = models.FloatField(null=True, blank=True)
-    inference_cost_usd_per_10k = models.DecimalField(max_digits=30, decimal_places=15, null=True, blank=True)
+    inference_cost_usd_per_10k = models.DecimalField(max_digits=36, decimal_places=20, null=True, blank=True)
     log_row_count = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -183,10 +188,14 @@ class Entry(models.Model):
             models.CheckConstraint(condition=Q(accuracy__gte=0), name="accuracy_not_negative"),
         ]
         indexes = [
-            models.Index(fields=["task_version", "track", "status", "time_to_accuracy_seconds"], name="board_training_time"),
+            models.Index(
+                fields=["task_version", "track", "status", "time_to_accuracy_seconds"], name="board_training_time"
+            ),
             models.Index(fields=["task_version", "track", "status", "training_cost_usd"], name="board_training_cost"),
             models.Index(fields=["task_version", "track", "status", "latency_ms"], name="board_inference_latency"),
-            models.Index(fields=["task_version", "track", "status", "inference_cost_usd_per_10k"], name="board_inference_cost"),
+            models.Index(
+                fields=["task_version", "track", "status", "inference_cost_usd_per_10k"], name="board_inference_cost"
+            ),
             models.Index(fields=["task", "track", "date"], name="entry_task_track_date"),
         ]
 
@@ -210,3 +219,6 @@ class CurvePoint(models.Model):
             models.UniqueConstraint(fields=["entry", "position"], name="unique_curve_position"),
             models.CheckConstraint(condition=Q(hours__gte=0), name="curve_hours_not_negative"),
         ]
+
+    def __str__(self) -> str:
+        return f"{self.hours:g} h: {self.metric:g}"

@@ -112,7 +112,10 @@ def home_boards(*, rows_per_board: int) -> list[dict]:
                 "task": version.task,
                 "version": version,
                 "boards": [
-                    {"metric": metric, **leaderboard(task_slug=version.task.slug, metric_slug=slug, limit=rows_per_board)}
+                    {
+                        "metric": metric,
+                        **leaderboard(task_slug=version.task.slug, metric_slug=slug, limit=rows_per_board),
+                    }
                     for slug, metric in LEADERBOARD_METRICS.items()
                 ],
             }

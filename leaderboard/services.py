@@ -18,7 +18,7 @@ from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
 from leaderboard.ingest import ErrorCode, IngestRejection, IngestResult, Issue, validate_submission
-from leaderboard.models import CurvePoint, Entry, Submission, Submitter, SubmittedFile, TaskVersion
+from leaderboard.models import CurvePoint, Entry, Submission, SubmittedFile, Submitter, TaskVersion
 from leaderboard.selectors import task_catalog
 
 
@@ -89,7 +89,13 @@ def submission_create(
 
     if settings.CELERY_TASK_ALWAYS_EAGER:
         return _submission_create_now(
-            task_slug=task_slug, track=track, entry=entry, log=log, source=source, submitter=submitter, source_name=source_name
+            task_slug=task_slug,
+            track=track,
+            entry=entry,
+            log=log,
+            source=source,
+            submitter=submitter,
+            source_name=source_name,
         )
     with transaction.atomic():
         submission = _submission_store(
@@ -267,7 +273,14 @@ def _entry_store(*, submission: Submission, verdict: IngestResult, source_name: 
     )
     CurvePoint.objects.bulk_create(
         [
-            CurvePoint(entry=entry, position=position, line=point.line, epoch=point.epoch, hours=point.hours, metric=point.metric)
+            CurvePoint(
+                entry=entry,
+                position=position,
+                line=point.line,
+                epoch=point.epoch,
+                hours=point.hours,
+                metric=point.metric,
+            )
             for position, point in enumerate(verdict.curve)
         ],
         batch_size=500,

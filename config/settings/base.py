@@ -100,11 +100,16 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_DIST": "SIDECAR",
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
+    "ENUM_NAME_OVERRIDES": {
+        "SubmissionStatusEnum": ["pending", "accepted", "rejected", "valid"],
+        "EntryStatusEnum": "leaderboard.models.Entry.Status",
+    },
 }
 
 # Celery: with no broker, tasks run in-process, inside the caller's transaction.
 CELERY_BROKER_URL = env("CELERY_BROKER_URL", default="")
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
+CELERY_TASK_DEFAULT_QUEUE = env("CELERY_QUEUE", default="dawnboard")
 CELERY_TASK_EAGER_PROPAGATES = True
 CELERY_RESULT_BACKEND = None
 CELERY_TASK_IGNORE_RESULT = True

@@ -37,7 +37,16 @@ class SubmissionVerdictSerializer(serializers.Serializer):
 class TaskVersionSerializer(serializers.ModelSerializer):
     class Meta:
         model = TaskVersion
-        fields = ["version", "metric_label", "log_column", "inference_fields", "threshold", "scale", "is_current", "source"]
+        fields = [
+            "version",
+            "metric_label",
+            "log_column",
+            "inference_fields",
+            "threshold",
+            "scale",
+            "is_current",
+            "source",
+        ]
 
 
 class TaskSerializer(serializers.ModelSerializer):
@@ -81,7 +90,9 @@ class SubmittedFileSerializer(serializers.ModelSerializer):
 class EntryDetailSerializer(EntrySerializer):
     curve = CurvePointSerializer(many=True, read_only=True)
     files = SubmittedFileSerializer(source="submission.files", many=True, read_only=True)
-    threshold = serializers.DecimalField(source="task_version.threshold", max_digits=10, decimal_places=4, read_only=True)
+    threshold = serializers.DecimalField(
+        source="task_version.threshold", max_digits=10, decimal_places=4, read_only=True
+    )
 
     class Meta(EntrySerializer.Meta):
         fields = [

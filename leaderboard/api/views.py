@@ -22,7 +22,13 @@ from leaderboard.api.serializers import (
     TaskSerializer,
 )
 from leaderboard.models import Entry, Submission, Task
-from leaderboard.services import SubmissionOutcome, SubmissionRejected, submission_create, submission_outcome, upload_read
+from leaderboard.services import (
+    SubmissionOutcome,
+    SubmissionRejected,
+    submission_create,
+    submission_outcome,
+    upload_read,
+)
 
 HTTP_STATUS_OF = {
     "accepted": status.HTTP_201_CREATED,
@@ -42,7 +48,11 @@ class SubmissionCreateView(APIView):
     @extend_schema(
         request={"multipart/form-data": SubmissionRequestSerializer},
         parameters=[OpenApiParameter("dry_run", bool, description="Validate only; store nothing.")],
-        responses={201: SubmissionVerdictSerializer, 202: SubmissionVerdictSerializer, 400: SubmissionVerdictSerializer},
+        responses={
+            201: SubmissionVerdictSerializer,
+            202: SubmissionVerdictSerializer,
+            400: SubmissionVerdictSerializer,
+        },
     )
     def post(self, request):
         submitter = getattr(request.user, "submitter", None)
@@ -115,11 +125,15 @@ class LeaderboardView(APIView):
     def get(self, request, task: str, metric: str):
         limit = request.query_params.get("limit")
         if limit is not None and (not limit.isdigit() or int(limit) < 1):
-            return rejected_response([{"code": "invalid_limit", "message": "limit must be a positive whole number.", "field": "limit"}])
+            return rejected_response(
+                [{"code": "invalid_limit", "message": "limit must be a positive whole number.", "field": "limit"}]
+            )
         try:
             board = selectors.leaderboard(task_slug=task, metric_slug=metric, limit=int(limit) if limit else None)
         except selectors.UnknownLeaderboard as unknown:
-            return rejected_response([{"code": unknown.code, "message": unknown.message}], http_status=status.HTTP_404_NOT_FOUND)
+            return rejected_response(
+                [{"code": unknown.code, "message": unknown.message}], http_status=status.HTTP_404_NOT_FOUND
+            )
         return Response(board)
 
 

@@ -10,12 +10,12 @@ from leaderboard.ingest.pipeline import IngestRejection, IngestResult, validate_
 from leaderboard.ingest.rules import FRACTION, PERCENT, TaskRules
 
 __all__ = [
-    "ErrorCode",
     "FRACTION",
+    "PERCENT",
+    "ErrorCode",
     "IngestRejection",
     "IngestResult",
     "Issue",
-    "PERCENT",
     "TaskRules",
     "WarningCode",
     "validate_submission",

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import datetime
 import json
-import math
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -22,6 +21,11 @@ INFERENCE_NUMBER_FIELDS = ("latency", "cost")
 KNOWN_FIELDS = frozenset(REQUIRED_TEXT_FIELDS + OPTIONAL_TEXT_FIELDS + OPTIONAL_NUMBER_FIELDS + ("misc",))
 DATE_PATTERN = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 COST_TOLERANCE = Decimal("0.01")
+MAX_JSON_DEPTH = 64
+# Far above any real price (USD per hour or per item) or latency (ms), and small enough that the
+# products Dawnboard computes stay exact and fit the database.
+MAX_ENTRY_NUMBER = Decimal("1e9")
+MAX_STORED_NUMBER = Decimal("1e300")
 
 
 class _NonFinite(float):
@@ -60,6 +64,8 @@ def parse_entry_document(raw: bytes) -> dict:
         raise RejectedInput(
             Issue(ErrorCode.INVALID_JSON, f"The entry is not valid JSON: {error.msg}.", line=error.lineno)
         ) from None
+    except (ValueError, RecursionError) as error:  # an integer of thousands of digits; absurd nesting
+        raise RejectedInput(Issue(ErrorCode.INVALID_JSON, f"The entry cannot be read as JSON: {error}.")) from None
     if not isinstance(document, dict):
         raise RejectedInput(
             Issue(ErrorCode.NOT_OBJECT, f"The entry must be a JSON object, not a {type(document).__name__}.")
@@ -73,17 +79,22 @@ def check_entry(
     """Check every field; return the entry and the rules it is judged by, or the errors found.
 
     Returns:
-        (entry, rules, errors, warnings); entry and rules are None when there are errors.
+        (entry, rules, errors, warnings): entry is None when there are errors; rules is None only when
+        the version is unknown, so that the log can still be checked against a known version.
     """
     errors: list[Issue] = []
     warnings: list[Issue] = []
-    errors.extend(_non_finite_anywhere(document, path=""))
+    errors.extend(_unstorable_values(document))
+    if errors and errors[0].code == ErrorCode.INVALID_JSON:
+        return None, None, errors, warnings
 
     text_values: dict[str, str] = {}
     for name in REQUIRED_TEXT_FIELDS:
         value = document.get(name)
         if value is None or (isinstance(value, str) and not value.strip()):
-            errors.append(Issue(ErrorCode.MISSING_FIELD, f"The required field '{name}' is missing or empty.", field=name))
+            errors.append(
+                Issue(ErrorCode.MISSING_FIELD, f"The required field '{name}' is missing or empty.", field=name)
+            )
         elif not isinstance(value, str):
             errors.append(_wrong_type(name, value, "a string"))
         else:
@@ -143,7 +154,7 @@ def check_entry(
     if track == "inference" and not errors:
         _check_cost_consistency(numbers, warnings)
     if errors:
-        return None, None, errors, warnings
+        return None, rules, errors, warnings
 
     entry = EntryDocument(
         version=text_values["version"],
@@ -178,14 +189,30 @@ def json_safe(value: Any) -> Any:
     return value
 
 
-def _non_finite_anywhere(value: Any, *, path: str) -> list[Issue]:
-    if isinstance(value, _NonFinite):
-        return [Issue(ErrorCode.NON_FINITE_NUMBER, f"'{path}' is {value!s}; numbers must be finite.", field=path)]
-    if isinstance(value, dict):
-        return [issue for key, item in value.items() for issue in _non_finite_anywhere(item, path=_join(path, key))]
-    if isinstance(value, list):
-        return [issue for i, item in enumerate(value) for issue in _non_finite_anywhere(item, path=f"{path}[{i}]")]
-    return []
+def _unstorable_values(document: dict) -> list[Issue]:
+    """NaN/Infinity literals, numbers too large to store, and nesting too deep to process safely.
+
+    Walks the document without recursion, so a hostile depth cannot exhaust the stack.
+    """
+    issues: list[Issue] = []
+    pending: list[tuple[str, Any, int]] = [("", document, 0)]
+    while pending:
+        path, value, depth = pending.pop()
+        if depth > MAX_JSON_DEPTH:
+            return [Issue(ErrorCode.INVALID_JSON, f"The entry is nested more than {MAX_JSON_DEPTH} levels deep.")]
+        if isinstance(value, _NonFinite):
+            issues.append(
+                Issue(ErrorCode.NON_FINITE_NUMBER, f"'{path}' is {value!s}; numbers must be finite.", field=path)
+            )
+        elif isinstance(value, (int, Decimal)) and not isinstance(value, bool) and abs(value) > MAX_STORED_NUMBER:
+            issues.append(
+                Issue(ErrorCode.NUMBER_OUT_OF_RANGE, f"'{path}' is too large to be a real figure.", field=path)
+            )
+        elif isinstance(value, dict):
+            pending.extend((_join(path, key), item, depth + 1) for key, item in value.items())
+        elif isinstance(value, list):
+            pending.extend((f"{path}[{i}]", item, depth + 1) for i, item in enumerate(value))
+    return sorted(issues, key=lambda issue: issue.field or "")
 
 
 def _join(path: str, key: str) -> str:
@@ -221,7 +248,11 @@ def _parse_date(text: str, errors: list[Issue]) -> datetime.date | None:
         return datetime.date.fromisoformat(text)
     except ValueError:
         errors.append(
-            Issue(ErrorCode.INVALID_DATE, f"'timestamp' must be a date written yyyy-mm-dd, not '{text}'.", field="timestamp")
+            Issue(
+                ErrorCode.INVALID_DATE,
+                f"'timestamp' must be a date written yyyy-mm-dd, not '{text}'.",
+                field="timestamp",
+            )
         )
         return None
 
@@ -237,6 +268,16 @@ def _number(document: dict, name: str, errors: list[Issue]) -> Decimal | None:
     number = Decimal(value)
     if number < 0:
         errors.append(Issue(ErrorCode.NEGATIVE_NUMBER, f"'{name}' must not be negative (got {value}).", field=name))
+        return None
+    if number > MAX_ENTRY_NUMBER:
+        if not _has_error(errors, name):
+            errors.append(
+                Issue(
+                    ErrorCode.NUMBER_OUT_OF_RANGE,
+                    f"'{name}' = {value} is beyond any real figure (at most {MAX_ENTRY_NUMBER:.0e}).",
+                    field=name,
+                )
+            )
         return None
     return number
 
@@ -273,7 +314,8 @@ def _inference_accuracy(
         errors.append(
             Issue(
                 ErrorCode.METRIC_OUT_OF_RANGE,
-                f"'{name}' = {value} is outside the range of {some_rules.metric_label} (0 to {some_rules.upper_bound:g}).",
+                f"'{name}' = {value} is outside the range of {some_rules.metric_label} "
+                f"(0 to {some_rules.upper_bound:g}).",
                 field=name,
             )
         )

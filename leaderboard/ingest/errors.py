@@ -22,6 +22,7 @@ class ErrorCode(StrEnum):
     UNKNOWN_VERSION = "unknown_version"
     NEGATIVE_NUMBER = "negative_number"
     NON_FINITE_NUMBER = "non_finite_number"
+    NUMBER_OUT_OF_RANGE = "number_out_of_range"
     MISSING_LOG = "missing_log"
     EMPTY_LOG = "empty_log"
     MISSING_COLUMN = "missing_column"

@@ -10,6 +10,7 @@ parser and checked with vectorised numpy; Python loops run only over lines alrea
 
 from __future__ import annotations
 
+import csv
 import io
 import re
 import warnings as python_warnings
@@ -24,7 +25,14 @@ from leaderboard.ingest.text import decode_utf8
 
 EPOCH, HOURS = "epoch", "hours"
 PADDED_CELL = re.compile(rb"(?:^|\t)[ ]|[ ](?:\t|\r?$)", re.MULTILINE)
-MAX_LISTED = 5
+# What pandas' C parser reads as a number, or as a missing value (NaN), in ASCII.
+NUMBER_CELL = re.compile(r"^[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?$")
+MISSING_CELLS = frozenset(
+    ["", "nan", "-nan", "+nan", "inf", "-inf", "+inf", "infinity", "-infinity", "+infinity", "na", "n/a", "#n/a",
+     "null", "none", "<na>", "-1.#ind", "1.#qnan", "1.#ind", "-1.#qnan", "#n/a n/a", "#na", "-nan"]
+)  # fmt: skip
+MAX_HOURS = 1e6  # over a century: a wrong unit, not a training run
+MAX_EPOCH = 1e9
 
 
 @dataclass(frozen=True)
@@ -56,7 +64,9 @@ def parse_training_log(raw: bytes, rules: TaskRules) -> tuple[TrainingLog, list[
     del text  # decoded only to prove the file is UTF-8; the numbers are parsed from the bytes
     body = raw[3:] if had_bom else raw
     if b"\r" in body:
-        warnings.append(Issue(WarningCode.CRLF_LINE_ENDINGS, "The log has CRLF (Windows) line ends; they were read as LF."))
+        warnings.append(
+            Issue(WarningCode.CRLF_LINE_ENDINGS, "The log has CRLF (Windows) line ends; they were read as LF.")
+        )
 
     header_end = body.find(b"\n")
     header_line = (body if header_end < 0 else body[:header_end]).decode("utf-8").rstrip("\r")
@@ -70,7 +80,11 @@ def parse_training_log(raw: bytes, rules: TaskRules) -> tuple[TrainingLog, list[
         raise RejectedInput(Issue(ErrorCode.EMPTY_LOG, "The log has a header but no rows.", line=2))
     if lines.blank_count:
         warnings.append(
-            Issue(WarningCode.BLANK_LINES, f"{lines.blank_count} blank line(s) in the log were skipped.", line=lines.first_blank)
+            Issue(
+                WarningCode.BLANK_LINES,
+                f"{lines.blank_count} blank line(s) in the log were skipped.",
+                line=lines.first_blank,
+            )
         )
     _check_cell_counts(body, lines, names, rules, warnings)
     if b" " in body and PADDED_CELL.search(body):
@@ -84,7 +98,9 @@ def parse_training_log(raw: bytes, rules: TaskRules) -> tuple[TrainingLog, list[
 def _check_header(names: list[str], rules: TaskRules, warnings: list[Issue]) -> None:
     required = [EPOCH, HOURS, rules.log_column]
     errors = [
-        Issue(ErrorCode.DUPLICATE_COLUMN, f"The column '{name}' appears more than once in the header.", field=name, line=1)
+        Issue(
+            ErrorCode.DUPLICATE_COLUMN, f"The column '{name}' appears more than once in the header.", field=name, line=1
+        )
         for name in sorted({name for name in names if names.count(name) > 1 and name})
     ]
     errors += [
@@ -101,12 +117,20 @@ def _check_header(names: list[str], rules: TaskRules, warnings: list[Issue]) -> 
         raise RejectedInput(*errors)
     if names[:3] != required:
         warnings.append(
-            Issue(WarningCode.COLUMNS_REORDERED, f"Columns were matched by name (header order: {', '.join(names)}).", line=1)
+            Issue(
+                WarningCode.COLUMNS_REORDERED,
+                f"Columns were matched by name (header order: {', '.join(names)}).",
+                line=1,
+            )
         )
     extra = [name for name in names if name not in required]
     if extra:
         warnings.append(
-            Issue(WarningCode.EXTRA_COLUMNS, f"Extra columns were kept in the file but not used: {', '.join(extra)}.", line=1)
+            Issue(
+                WarningCode.EXTRA_COLUMNS,
+                f"Extra columns were kept in the file but not used: {', '.join(extra)}.",
+                line=1,
+            )
         )
 
 
@@ -156,7 +180,9 @@ class _LineTable:
         return body[self.starts[line - 1] : self.ends[line - 1]].decode("utf-8").rstrip("\r")
 
 
-def _check_cell_counts(body: bytes, lines: _LineTable, names: list[str], rules: TaskRules, warnings: list[Issue]) -> None:
+def _check_cell_counts(
+    body: bytes, lines: _LineTable, names: list[str], rules: TaskRules, warnings: list[Issue]
+) -> None:
     """Reject rows whose cells cannot be matched to the header; accept trailing empty cells.
 
     A short row is accepted only when every cell it lacks belongs to an extra column.
@@ -182,7 +208,9 @@ def _check_cell_counts(body: bytes, lines: _LineTable, names: list[str], rules: 
             )
         )
     if trailing_tabs:
-        warnings.append(Issue(WarningCode.WHITESPACE_TRIMMED, f"Trailing empty cells on {trailing_tabs} line(s) were ignored."))
+        warnings.append(
+            Issue(WarningCode.WHITESPACE_TRIMMED, f"Trailing empty cells on {trailing_tabs} line(s) were ignored.")
+        )
 
 
 def _read_numbers(body: bytes, names: list[str], rules: TaskRules, lines: _LineTable) -> dict[str, np.ndarray]:
@@ -194,10 +222,11 @@ def _read_numbers(body: bytes, names: list[str], rules: TaskRules, lines: _LineT
                 io.BytesIO(body),
                 sep="\t",
                 header=0,
-                names=names + [f"_unnamed_{i}" for i in range(int(lines.tab_counts.max(initial=0)) + 1 - len(names))],
+                names=_unique_names(names, width=int(lines.tab_counts.max(initial=0)) + 1),
                 usecols=required,
                 dtype={name: "float64" for name in required},
                 engine="c",
+                quoting=csv.QUOTE_NONE,  # TSV logs have no quoting: a '"' is just a character
                 index_col=False,
                 skip_blank_lines=True,
             )
@@ -208,6 +237,12 @@ def _read_numbers(body: bytes, names: list[str], rules: TaskRules, lines: _LineT
     return {name: frame[name].to_numpy() for name in required}
 
 
+def _unique_names(names: list[str], *, width: int) -> list[str]:
+    """Column names for pandas: unnamed header cells (and cells past the header) get unique placeholders."""
+    named = [name or f"_unnamed_{i}" for i, name in enumerate(names)]
+    return named + [f"_unnamed_{i}" for i in range(len(names), width)]
+
+
 def _find_non_numeric_cell(body: bytes, names: list[str], required: list[str], lines: _LineTable) -> Issue:
     """The slow path, taken only for a file pandas refused: find the first cell that is not a number."""
     positions = {name: names.index(name) for name in required}
@@ -215,9 +250,7 @@ def _find_non_numeric_cell(body: bytes, names: list[str], required: list[str], l
         cells = lines.text(body, int(line)).split("\t")
         for name, position in positions.items():
             cell = cells[position].strip() if position < len(cells) else ""
-            try:
-                float(cell)
-            except ValueError:
+            if not (NUMBER_CELL.match(cell) or cell.lower() in MISSING_CELLS):
                 return Issue(
                     ErrorCode.NON_NUMERIC_CELL,
                     f"Line {line}, column '{name}': '{cell[:40]}' is not a number.",
@@ -227,7 +260,9 @@ def _find_non_numeric_cell(body: bytes, names: list[str], required: list[str], l
     return Issue(ErrorCode.NON_NUMERIC_CELL, "The log could not be read as numbers.")
 
 
-def _check_curve(columns: dict[str, np.ndarray], rules: TaskRules, lines: _LineTable, warnings: list[Issue]) -> TrainingLog:
+def _check_curve(
+    columns: dict[str, np.ndarray], rules: TaskRules, lines: _LineTable, warnings: list[Issue]
+) -> TrainingLog:
     epochs, hours, metric = columns[EPOCH], columns[HOURS], columns[rules.log_column]
     line_of = lines.data_lines
     errors: list[Issue] = []
@@ -256,7 +291,25 @@ def _check_curve(columns: dict[str, np.ndarray], rules: TaskRules, lines: _LineT
         if negative.any():
             row = int(np.argmax(negative))
             errors.append(
-                Issue(code, f"Line {line_of[row]}: {what} cannot be negative ({values[row]:g}).", field=name, line=int(line_of[row]))
+                Issue(
+                    code,
+                    f"Line {line_of[row]}: {what} cannot be negative ({values[row]:g}).",
+                    field=name,
+                    line=int(line_of[row]),
+                )
+            )
+    for name, values, limit in ((EPOCH, epochs, MAX_EPOCH), (HOURS, hours, MAX_HOURS)):
+        too_large = values > limit
+        if too_large.any():
+            row = int(np.argmax(too_large))
+            errors.append(
+                Issue(
+                    ErrorCode.NUMBER_OUT_OF_RANGE,
+                    f"Line {line_of[row]}, column '{name}': {values[row]:g} is beyond any real run "
+                    f"(at most {limit:g}).",
+                    field=name,
+                    line=int(line_of[row]),
+                )
             )
 
     step_hours = np.diff(hours)

@@ -90,10 +90,14 @@ def validate_submission(
         catalog: task slug -> entry `version` -> the rules of that task version.
     """
     errors: list[Issue] = []
-    if task_slug not in catalog:
+    if not task_slug:
+        errors.append(Issue(ErrorCode.MISSING_FIELD, "Name the task, e.g. task=cifar10.", field="task"))
+    elif task_slug not in catalog:
         known = ", ".join(sorted(catalog))
         errors.append(Issue(ErrorCode.UNKNOWN_TASK, f"Unknown task '{task_slug}'; known tasks: {known}.", field="task"))
-    if track not in KNOWN_TRACKS:
+    if not track:
+        errors.append(Issue(ErrorCode.MISSING_FIELD, "Name the track: 'train' or 'inference'.", field="track"))
+    elif track not in KNOWN_TRACKS:
         errors.append(
             Issue(ErrorCode.UNKNOWN_TRACK, f"Unknown track '{track}'; use 'train' or 'inference'.", field="track")
         )
@@ -113,7 +117,11 @@ def validate_submission(
     entry, rules, errors, warnings = check_entry(document, track=track, rules_by_version=catalog[task_slug])
     if track == "inference":
         if log_bytes is not None:
-            warnings.append(Issue(WarningCode.LOG_IGNORED, "Inference entries need no log; the file sent was not read.", field="log"))
+            warnings.append(
+                Issue(
+                    WarningCode.LOG_IGNORED, "Inference entries need no log; the file sent was not read.", field="log"
+                )
+            )
         if errors:
             return IngestRejection(errors=errors, warnings=warnings)
         return IngestResult(rules=rules, track=track, entry=entry, results=_inference_results(entry), warnings=warnings)
@@ -176,7 +184,10 @@ def _inference_results(entry: EntryDocument) -> Results:
 def _curve(log: TrainingLog, crossing: int) -> list[CurvePoint]:
     return [
         CurvePoint(
-            epoch=float(log.epochs[i]), hours=float(log.hours[i]), metric=float(log.metric[i]), line=int(log.line_numbers[i])
+            epoch=float(log.epochs[i]),
+            hours=float(log.hours[i]),
+            metric=float(log.metric[i]),
+            line=int(log.line_numbers[i]),
         )
         for i in curve_point_indices(log.metric, keep=crossing)
     ]

@@ -26,15 +26,16 @@ class Command(BaseCommand):
         outcomes = [self._import_one(task, track, entry_path) for task, track, entry_path in _entry_files(path)]
         if not outcomes:
             raise CommandError(f"No entries found under {path} (expected e.g. CIFAR10/train/*.json).")
-        summary = {status: sum(o["status"] == status for o in outcomes) for status in ("imported", "skipped", "rejected")}
+        summary = {
+            status: sum(o["status"] == status for o in outcomes) for status in ("imported", "skipped", "rejected")
+        }
         if json:
             self.stdout.write(_dumps({"files": outcomes, "summary": summary}))
         else:
             for outcome in outcomes:
                 self.stdout.write(_describe(outcome))
-            self.stdout.write(
-                f"{summary['imported']} imported, {summary['skipped']} already imported, {summary['rejected']} rejected."
-            )
+            imported, skipped, rejected = summary["imported"], summary["skipped"], summary["rejected"]
+            self.stdout.write(f"{imported} imported, {skipped} already imported, {rejected} rejected.")
         if summary["rejected"]:
             raise CommandError(f"{summary['rejected']} file(s) were rejected.")
 
@@ -45,7 +46,9 @@ class Command(BaseCommand):
             track=track,
             source_name=entry_path.stem,
             entry=Upload(name=entry_path.name, content=entry_path.read_bytes()),
-            log=Upload(name=log_path.name, content=log_path.read_bytes()) if track == "train" and log_path.exists() else None,
+            log=Upload(name=log_path.name, content=log_path.read_bytes())
+            if track == "train" and log_path.exists()
+            else None,
         )
         return {
             "task": task,

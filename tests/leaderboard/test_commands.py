@@ -1,0 +1,201 @@
+"""The management commands: import_dawnbench, leaderboard, create_submitter, submit."""
+
+from __future__ import annotations
+
+import csv
+import json
+from decimal import Decimal
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+from rest_framework.authtoken.models import Token
+
+from leaderboard.models import CurvePoint, Entry, Submission, SubmittedFile, Submitter
+from tests.factories import entry_bytes, training_log
+
+pytestmark = pytest.mark.django_db
+
+CIFAR10_THRESHOLD = 94.0
+
+
+def run(*args) -> str:
+    out = StringIO()
+    call_command(*args, stdout=out)
+    return out.getvalue()
+
+
+def run_json(*args):
+    return json.loads(run(*args, "--json"))
+
+
+def dawnbench_reference(sample_dir: Path) -> dict[str, list[tuple[float, str, str]]]:
+    """The DAWNBench rules, read straight from the sample files with the csv module: (value, date, stem).
+
+    Training time: hours of the first row, in file order, reaching 94 % top-1, in seconds.
+    Training cost: those hours times costPerHour. Inference: latency, and cost x 10,000.
+    """
+    boards: dict[str, list[tuple[float, str, str]]] = {
+        "training-time": [],
+        "training-cost": [],
+        "inference-latency": [],
+        "inference-cost": [],
+    }
+    for entry_path in sorted((sample_dir / "CIFAR10" / "train").glob("*.json")):
+        entry = json.loads(entry_path.read_text(encoding="utf-8-sig"))
+        with entry_path.with_suffix(".tsv").open(encoding="utf-8-sig", newline="") as log:
+            rows = list(csv.DictReader(log, delimiter="\t"))
+        hours = next(float(row["hours"]) for row in rows if float(row["top1Accuracy"]) >= CIFAR10_THRESHOLD)
+        boards["training-time"].append((hours * 3600, entry["timestamp"], entry_path.stem))
+        if entry.get("costPerHour") is not None:
+            boards["training-cost"].append((hours * entry["costPerHour"], entry["timestamp"], entry_path.stem))
+    for entry_path in sorted((sample_dir / "CIFAR10" / "inference").glob("*.json")):
+        entry = json.loads(entry_path.read_text(encoding="utf-8-sig"))
+        if entry.get("latency") is not None:
+            boards["inference-latency"].append((entry["latency"], entry["timestamp"], entry_path.stem))
+        if entry.get("cost") is not None:
+            boards["inference-cost"].append((entry["cost"] * 10_000, entry["timestamp"], entry_path.stem))
+    return {metric: sorted(rows) for metric, rows in boards.items()}
+
+
+def test_import_dawnbench_imports_every_sample_entry(sample_dir):
+    report = run_json("import_dawnbench", str(sample_dir))
+
+    assert report["summary"] == {"imported": 52, "skipped": 0, "rejected": 0}
+    assert Entry.objects.filter(task__slug="cifar10", track="train").count() == 31
+    assert Entry.objects.filter(task__slug="cifar10", track="inference").count() == 21
+    assert all(outcome["status"] == "imported" for outcome in report["files"])
+
+
+def test_import_dawnbench_twice_adds_nothing(sample_dir):
+    run("import_dawnbench", str(sample_dir))
+    counts = [model.objects.count() for model in (Entry, Submission, SubmittedFile, CurvePoint)]
+
+    report = run_json("import_dawnbench", str(sample_dir))
+
+    assert report["summary"] == {"imported": 0, "skipped": 52, "rejected": 0}
+    assert [model.objects.count() for model in (Entry, Submission, SubmittedFile, CurvePoint)] == counts
+
+
+def test_import_dawnbench_prints_each_file_and_a_summary(sample_dir):
+    output = run("import_dawnbench", str(sample_dir))
+
+    assert "imported  cifar10/train/basenet -> entry" in output
+    assert output.strip().splitlines()[-1] == "52 imported, 0 already imported, 0 rejected."
+
+
+@pytest.mark.parametrize("metric", ["training-time", "training-cost", "inference-latency", "inference-cost"])
+def test_every_leaderboard_equals_the_dawnbench_rule(sample_dir, metric):
+    run("import_dawnbench", str(sample_dir))
+    expected = dawnbench_reference(sample_dir)[metric]
+
+    board = run_json("leaderboard", "cifar10", metric)
+
+    assert [row["rank"] for row in board["results"]] == list(range(1, len(expected) + 1))
+    assert [row["source_name"] for row in board["results"]] == [stem for _, _, stem in expected]
+    assert [row["value"] for row in board["results"]] == pytest.approx([value for value, _, _ in expected], rel=1e-12)
+    assert [row["date"] for row in board["results"]] == [date for _, date, _ in expected]
+
+
+def test_leaderboard_json_has_the_documented_shape(sample_dir):
+    run("import_dawnbench", str(sample_dir))
+
+    board = run_json("leaderboard", "cifar10", "training-time", "--limit", "3")
+
+    assert set(board) == {"task", "metric", "unit", "results"}
+    assert (board["task"], board["metric"], board["unit"]) == ("cifar10", "training-time", "seconds")
+    assert len(board["results"]) == 3
+    assert set(board["results"][0]) == {
+        "rank", "entry_id", "source_name", "value", "model", "team", "hardware", "framework", "date",
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    ("metric", "unit"),
+    [("training-cost", "USD"), ("inference-latency", "milliseconds"), ("inference-cost", "USD per 10,000 items")],
+)
+def test_leaderboard_units(db, metric, unit):
+    assert run_json("leaderboard", "squad", metric)["unit"] == unit
+
+
+def test_leaderboard_breaks_ties_by_the_earlier_date(db, write):
+    for date, name in (("2019-05-02", "later"), ("2019-05-01", "earlier")):
+        call_command(
+            "submit", "--task", "cifar10", "--track", "train",
+            write(f"{name}.json", entry_bytes(timestamp=date, model=name)), write(f"{name}.tsv", training_log()),
+            stdout=StringIO(),
+        )  # fmt: skip
+
+    board = run_json("leaderboard", "cifar10", "training-time")
+
+    assert [row["model"] for row in board["results"]] == ["earlier", "later"]
+    assert board["results"][0]["value"] == board["results"][1]["value"] == pytest.approx(0.03 * 3600)
+
+
+def test_leaderboard_leaves_out_withdrawn_entries(sample_dir):
+    run("import_dawnbench", str(sample_dir))
+    Entry.objects.filter(source_name="apple_resnet9_8v100_pytorch").update(status=Entry.Status.WITHDRAWN)
+
+    board = run_json("leaderboard", "cifar10", "training-time")
+
+    assert "apple_resnet9_8v100_pytorch" not in [row["source_name"] for row in board["results"]]
+    assert len(board["results"]) == 30
+
+
+def test_leaderboard_rejects_an_unknown_task(db):
+    with pytest.raises(CommandError, match="Unknown task"):
+        run("leaderboard", "mnist", "training-time")
+
+
+def test_create_submitter_prints_a_working_token(db):
+    document = run_json("create_submitter", "fast-team", "--email", "fast@example.org")
+
+    submitter = Submitter.objects.get(name="fast-team")
+    assert Token.objects.get(user=submitter.user).key == document["token"]
+
+
+def test_create_submitter_refuses_a_duplicate_name(db):
+    run("create_submitter", "fast-team", "--email", "fast@example.org")
+
+    with pytest.raises(CommandError, match="already exists"):
+        run("create_submitter", "fast-team", "--email", "other@example.org")
+    assert Submitter.objects.count() == 1
+
+
+def test_submit_accepts_a_valid_training_entry(db, write):
+    document = run_json(
+        "submit", "--task", "cifar10", "--track", "train",
+        write("entry.json", entry_bytes()), write("log.tsv", training_log()),
+    )  # fmt: skip
+
+    entry = Entry.objects.get(id=document["entry_id"])
+    assert document["status"] == "accepted"
+    assert entry.time_to_accuracy_seconds == pytest.approx(0.03 * 3600)
+    assert entry.training_cost_usd == Decimal("0.03") * Decimal("3.06")
+
+
+def test_submit_rejects_and_stores_nothing(db, write):
+    out = StringIO()
+    with pytest.raises(CommandError, match="rejected"):
+        call_command(
+            "submit", "--task", "cifar10", "--track", "train", "--json",
+            write("entry.json", entry_bytes()), write("log.tsv", training_log([(0, 0.1, 50.0)])),
+            stdout=out,
+        )  # fmt: skip
+
+    assert json.loads(out.getvalue())["errors"][0]["code"] == "threshold_not_reached"
+    assert Submission.objects.count() == Entry.objects.count() == 0
+
+
+@pytest.fixture
+def write(tmp_path):
+    """Writes bytes to a file in a scratch folder and returns its path, for the commands to read."""
+
+    def write_file(name: str, content: bytes) -> str:
+        path = tmp_path / name
+        path.write_bytes(content)
+        return str(path)
+
+    return write_file
