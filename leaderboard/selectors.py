@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from decimal import Decimal
 
-from django.db.models import F, QuerySet
+from django.db.models import F, Prefetch, QuerySet
 
 from leaderboard.ingest import TaskRules
 from leaderboard.metrics import LEADERBOARD_METRICS
-from leaderboard.models import Entry, Submission, TaskVersion
+from leaderboard.models import Entry, Submission, SubmittedFile, TaskVersion
 
 
 class UnknownLeaderboard(LookupError):
@@ -86,7 +86,7 @@ def entries_list() -> QuerySet[Entry]:
 def entry_detail(*, entry_id: int) -> Entry:
     return (
         Entry.objects.select_related("task", "task_version", "submission")
-        .prefetch_related("curve", "submission__files")
+        .prefetch_related("curve", Prefetch("submission__files", queryset=SubmittedFile.objects.defer("content")))
         .get(id=entry_id)
     )
 

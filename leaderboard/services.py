@@ -17,7 +17,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
-from leaderboard.ingest import ErrorCode, IngestRejection, IngestResult, Issue, validate_submission
+from leaderboard.ingest import ErrorCode, IngestRejection, IngestResult, Issue, check_request, validate_submission
 from leaderboard.models import CurvePoint, Entry, Submission, SubmittedFile, Submitter, TaskVersion
 from leaderboard.selectors import task_catalog
 
@@ -66,7 +66,8 @@ def upload_read(file, *, field_name: str) -> Upload:
                 field=field_name,
             )
         )
-    return Upload(name=getattr(file, "name", field_name) or field_name, content=file.read())
+    name = (getattr(file, "name", "") or field_name).replace("\x00", "")
+    return Upload(name=name, content=file.read())
 
 
 def submission_create(
@@ -97,6 +98,11 @@ def submission_create(
             submitter=submitter,
             source_name=source_name,
         )
+    problems = check_request(
+        task_slug=task_slug, track=track, has_entry=entry is not None, has_log=log is not None, catalog=task_catalog()
+    )
+    if problems:  # refused before anything is stored or queued
+        return SubmissionOutcome(status="rejected", errors=[issue.as_dict() for issue in problems])
     with transaction.atomic():
         submission = _submission_store(
             task_slug=task_slug, track=track, entry=entry, log=log, source=source, submitter=submitter

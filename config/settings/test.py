@@ -14,3 +14,5 @@ STORAGES = {
     "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
 }
 LOGGING = {"version": 1, "disable_existing_loggers": False}
+WHITENOISE_USE_FINDERS = True
+WHITENOISE_AUTOREFRESH = True

@@ -6,7 +6,7 @@ alone. It returns an `IngestResult` with warnings, or an `IngestRejection` with 
 """
 
 from leaderboard.ingest.errors import ErrorCode, Issue, WarningCode
-from leaderboard.ingest.pipeline import IngestRejection, IngestResult, validate_submission
+from leaderboard.ingest.pipeline import IngestRejection, IngestResult, check_request, validate_submission
 from leaderboard.ingest.rules import FRACTION, PERCENT, TaskRules
 
 __all__ = [
@@ -18,5 +18,6 @@ __all__ = [
     "Issue",
     "TaskRules",
     "WarningCode",
+    "check_request",
     "validate_submission",
 ]

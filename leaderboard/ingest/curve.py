@@ -18,14 +18,13 @@ def curve_point_indices(metric: np.ndarray, *, keep: int | None, max_points: int
     count = len(metric)
     if count <= max_points:
         return np.arange(count)
-    bucket_count = max(1, (max_points - 3) // 2)
-    edges = np.linspace(0, count, bucket_count + 1).astype(np.int64)
-    starts, stops = edges[:-1], edges[1:]
-    lows = np.minimum.reduceat(metric, starts)
-    highs = np.maximum.reduceat(metric, starts)
-    picked = [0, count - 1] + ([keep] if keep is not None else [])
-    for start, stop, low, high in zip(starts, stops, lows, highs, strict=True):
-        window = metric[start:stop]
-        picked.append(start + int(np.argmax(window == low)))
-        picked.append(start + int(np.argmax(window == high)))
-    return np.unique(np.asarray(picked, dtype=np.int64))
+    bucket_size = -(-count // max(1, (max_points - 3) // 2))  # ceil division
+    whole = count // bucket_size  # full buckets; the rest of the rows make one short last bucket
+    buckets = metric[: whole * bucket_size].reshape(whole, bucket_size)
+    offsets = np.arange(whole) * bucket_size
+    picked = [offsets + np.argmin(buckets, axis=1), offsets + np.argmax(buckets, axis=1)]
+    rest = metric[whole * bucket_size :]
+    if len(rest):
+        picked.append(whole * bucket_size + np.array([np.argmin(rest), np.argmax(rest)]))
+    always = [0, count - 1] + ([keep] if keep is not None else [])
+    return np.unique(np.concatenate([*picked, np.asarray(always, dtype=np.int64)]))

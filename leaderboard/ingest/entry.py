@@ -22,9 +22,12 @@ KNOWN_FIELDS = frozenset(REQUIRED_TEXT_FIELDS + OPTIONAL_TEXT_FIELDS + OPTIONAL_
 DATE_PATTERN = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 COST_TOLERANCE = Decimal("0.01")
 MAX_JSON_DEPTH = 64
+MAX_TEXT_LENGTH = 500  # per text field; the database columns are sized to match
+MAX_URL_LENGTH = 2000
 # Far above any real price (USD per hour or per item) or latency (ms), and small enough that the
 # products Dawnboard computes stay exact and fit the database.
 MAX_ENTRY_NUMBER = Decimal("1e9")
+MIN_ENTRY_NUMBER = Decimal("1e-15")  # smallest non-zero price or latency taken as a real figure
 MAX_STORED_NUMBER = Decimal("1e300")
 
 
@@ -64,7 +67,7 @@ def parse_entry_document(raw: bytes) -> dict:
         raise RejectedInput(
             Issue(ErrorCode.INVALID_JSON, f"The entry is not valid JSON: {error.msg}.", line=error.lineno)
         ) from None
-    except (ValueError, RecursionError) as error:  # an integer of thousands of digits; absurd nesting
+    except (ValueError, ArithmeticError, RecursionError) as error:  # huge integers or exponents; absurd nesting
         raise RejectedInput(Issue(ErrorCode.INVALID_JSON, f"The entry cannot be read as JSON: {error}.")) from None
     if not isinstance(document, dict):
         raise RejectedInput(
@@ -105,6 +108,12 @@ def check_entry(
             errors.append(_wrong_type(name, value, "a string"))
         else:
             text_values[name] = (value or "").strip()
+    for name, value in text_values.items():
+        limit = MAX_URL_LENGTH if name == "codeURL" else MAX_TEXT_LENGTH
+        if len(value) > limit:
+            errors.append(
+                Issue(ErrorCode.TEXT_TOO_LONG, f"'{name}' is {len(value)} characters; at most {limit}.", field=name)
+            )
 
     entry_date = None
     if "timestamp" in text_values:
@@ -190,7 +199,7 @@ def json_safe(value: Any) -> Any:
 
 
 def _unstorable_values(document: dict) -> list[Issue]:
-    """NaN/Infinity literals, numbers too large to store, and nesting too deep to process safely.
+    """NaN/Infinity literals, numbers too large to store, NUL characters, and nesting too deep to process.
 
     Walks the document without recursion, so a hostile depth cannot exhaust the stack.
     """
@@ -208,7 +217,14 @@ def _unstorable_values(document: dict) -> list[Issue]:
             issues.append(
                 Issue(ErrorCode.NUMBER_OUT_OF_RANGE, f"'{path}' is too large to be a real figure.", field=path)
             )
+        elif isinstance(value, str) and "\x00" in value:
+            issues.append(Issue(ErrorCode.INVALID_TEXT, f"'{path}' contains a NUL character.", field=path))
         elif isinstance(value, dict):
+            issues.extend(
+                Issue(ErrorCode.INVALID_TEXT, f"A key of '{path or 'the entry'}' contains a NUL character.", field=path)
+                for key in value
+                if "\x00" in key
+            )
             pending.extend((_join(path, key), item, depth + 1) for key, item in value.items())
         elif isinstance(value, list):
             pending.extend((f"{path}[{i}]", item, depth + 1) for i, item in enumerate(value))
@@ -260,8 +276,8 @@ def _parse_date(text: str, errors: list[Issue]) -> datetime.date | None:
 def _number(document: dict, name: str, errors: list[Issue]) -> Decimal | None:
     """A non-negative finite number, or None when absent or null; errors are appended."""
     value = document.get(name)
-    if value is None or isinstance(value, _NonFinite):
-        return None  # absent, or already reported as non-finite
+    if value is None or isinstance(value, _NonFinite) or _has_error(errors, name):
+        return None  # absent, or already reported
     if isinstance(value, bool) or not isinstance(value, (int, Decimal)):
         errors.append(_wrong_type(name, value, "a number"))
         return None
@@ -269,15 +285,15 @@ def _number(document: dict, name: str, errors: list[Issue]) -> Decimal | None:
     if number < 0:
         errors.append(Issue(ErrorCode.NEGATIVE_NUMBER, f"'{name}' must not be negative (got {value}).", field=name))
         return None
-    if number > MAX_ENTRY_NUMBER:
-        if not _has_error(errors, name):
-            errors.append(
-                Issue(
-                    ErrorCode.NUMBER_OUT_OF_RANGE,
-                    f"'{name}' = {value} is beyond any real figure (at most {MAX_ENTRY_NUMBER:.0e}).",
-                    field=name,
-                )
+    if number > MAX_ENTRY_NUMBER or 0 < number < MIN_ENTRY_NUMBER:
+        errors.append(
+            Issue(
+                ErrorCode.NUMBER_OUT_OF_RANGE,
+                f"'{name}' = {value} is beyond any real figure (between {MIN_ENTRY_NUMBER:.0e} and "
+                f"{MAX_ENTRY_NUMBER:.0e}, or 0).",
+                field=name,
             )
+        )
         return None
     return number
 

@@ -18,6 +18,8 @@ class ErrorCode(StrEnum):
     NOT_OBJECT = "not_object"
     MISSING_FIELD = "missing_field"
     WRONG_TYPE = "wrong_type"
+    TEXT_TOO_LONG = "text_too_long"
+    INVALID_TEXT = "invalid_text"
     INVALID_DATE = "invalid_date"
     UNKNOWN_VERSION = "unknown_version"
     NEGATIVE_NUMBER = "negative_number"

@@ -89,24 +89,13 @@ def validate_submission(
         log_bytes: the TSV log (training), as uploaded; ignored with a warning for inference.
         catalog: task slug -> entry `version` -> the rules of that task version.
     """
-    errors: list[Issue] = []
-    if not task_slug:
-        errors.append(Issue(ErrorCode.MISSING_FIELD, "Name the task, e.g. task=cifar10.", field="task"))
-    elif task_slug not in catalog:
-        known = ", ".join(sorted(catalog))
-        errors.append(Issue(ErrorCode.UNKNOWN_TASK, f"Unknown task '{task_slug}'; known tasks: {known}.", field="task"))
-    if not track:
-        errors.append(Issue(ErrorCode.MISSING_FIELD, "Name the track: 'train' or 'inference'.", field="track"))
-    elif track not in KNOWN_TRACKS:
-        errors.append(
-            Issue(ErrorCode.UNKNOWN_TRACK, f"Unknown track '{track}'; use 'train' or 'inference'.", field="track")
-        )
-    if entry_bytes is None:
-        errors.append(Issue(ErrorCode.MISSING_FILE, "The entry JSON file is missing.", field="entry"))
-    if track == "train" and log_bytes is None:
-        errors.append(
-            Issue(ErrorCode.MISSING_LOG, "A training entry needs its TSV log (epoch, hours, metric).", field="log")
-        )
+    errors = check_request(
+        task_slug=task_slug,
+        track=track,
+        has_entry=entry_bytes is not None,
+        has_log=log_bytes is not None,
+        catalog=catalog,
+    )
     if errors:
         return IngestRejection(errors=errors)
 
@@ -156,6 +145,36 @@ def validate_submission(
     )
 
 
+def check_request(
+    *, task_slug: str, track: str, has_entry: bool, has_log: bool, catalog: Mapping[str, Mapping[str, TaskRules]]
+) -> list[Issue]:
+    """The checks that need no file contents: a known task and track, and the files the track needs.
+
+    Cheap enough to run before an upload is queued, so a worker never receives a hopeless one.
+    """
+    errors: list[Issue] = []
+    if not task_slug:
+        errors.append(Issue(ErrorCode.MISSING_FIELD, "Name the task, e.g. task=cifar10.", field="task"))
+    elif task_slug not in catalog:
+        known = ", ".join(sorted(catalog))
+        errors.append(
+            Issue(ErrorCode.UNKNOWN_TASK, f"Unknown task '{task_slug[:50]}'; known tasks: {known}.", field="task")
+        )
+    if not track:
+        errors.append(Issue(ErrorCode.MISSING_FIELD, "Name the track: 'train' or 'inference'.", field="track"))
+    elif track not in KNOWN_TRACKS:
+        errors.append(
+            Issue(ErrorCode.UNKNOWN_TRACK, f"Unknown track '{track[:50]}'; use 'train' or 'inference'.", field="track")
+        )
+    if not has_entry:
+        errors.append(Issue(ErrorCode.MISSING_FILE, "The entry JSON file is missing.", field="entry"))
+    if track == "train" and not has_log:
+        errors.append(
+            Issue(ErrorCode.MISSING_LOG, "A training entry needs its TSV log (epoch, hours, metric).", field="log")
+        )
+    return errors
+
+
 def _training_results(entry: EntryDocument, log: TrainingLog, crossing: int) -> Results:
     hours = hours_to_decimal(log.hours[crossing])
     cost = None
@@ -182,14 +201,16 @@ def _inference_results(entry: EntryDocument) -> Results:
 
 
 def _curve(log: TrainingLog, crossing: int) -> list[CurvePoint]:
+    kept = curve_point_indices(log.metric, keep=crossing)
     return [
-        CurvePoint(
-            epoch=float(log.epochs[i]),
-            hours=float(log.hours[i]),
-            metric=float(log.metric[i]),
-            line=int(log.line_numbers[i]),
+        CurvePoint(epoch=epoch, hours=hours, metric=metric, line=line)
+        for epoch, hours, metric, line in zip(
+            log.epochs[kept].tolist(),
+            log.hours[kept].tolist(),
+            log.metric[kept].tolist(),
+            log.line_numbers[kept].tolist(),
+            strict=True,
         )
-        for i in curve_point_indices(log.metric, keep=crossing)
     ]
 
 

@@ -9,11 +9,20 @@ from leaderboard.ingest.errors import ErrorCode, Issue, RejectedInput
 
 def decode_utf8(raw: bytes, *, what: str) -> tuple[str, bool]:
     """Decode UTF-8, dropping a byte-order mark. Returns (text, had_bom)."""
+    body, had_bom = check_utf8(raw, what=what)
+    return body.decode("utf-8"), had_bom
+
+
+def check_utf8(raw: bytes, *, what: str) -> tuple[bytes, bool]:
+    """Prove the bytes are UTF-8 without keeping a decoded copy. Returns (bytes without BOM, had_bom)."""
     had_bom = raw.startswith(codecs.BOM_UTF8)
     if had_bom:
         raw = raw[len(codecs.BOM_UTF8) :]
+    if raw.isascii():  # the usual log: far faster than decoding
+        return raw, had_bom
     try:
-        return raw.decode("utf-8"), had_bom
+        raw.decode("utf-8")
+        return raw, had_bom
     except UnicodeDecodeError as error:
         line = raw.count(b"\n", 0, error.start) + 1
         raise RejectedInput(

@@ -148,6 +148,15 @@ def test_a_worker_rejects_with_a_code_and_creates_no_entry(stack):
     assert after["count"] == before["count"]
 
 
+def test_an_unknown_task_is_refused_before_anything_is_queued(stack):
+    base_url, token, _ = stack
+
+    status, verdict = _post_submission(base_url, token, entry=entry_bytes(), log=training_log(), task="mnist")
+
+    assert (status, verdict["status"], verdict["id"]) == (400, "rejected", None)
+    assert [error["code"] for error in verdict["errors"]] == ["unknown_task"]
+
+
 def test_the_leaderboard_is_served_from_postgresql(stack):
     base_url, token, _ = stack
     _, submitted = _post_submission(base_url, token, entry=entry_bytes(model="pg-model"), log=training_log())
@@ -159,10 +168,10 @@ def test_the_leaderboard_is_served_from_postgresql(stack):
     assert "pg-model" in [row["model"] for row in board["results"]]
 
 
-def _post_submission(base_url: str, token: str, *, entry: bytes, log: bytes) -> tuple[int, dict]:
+def _post_submission(base_url: str, token: str, *, entry: bytes, log: bytes, task: str = "cifar10") -> tuple[int, dict]:
     boundary = uuid.uuid4().hex
     parts = [
-        _form_field(boundary, "task", b"cifar10"),
+        _form_field(boundary, "task", task.encode()),
         _form_field(boundary, "track", b"train"),
         _form_field(boundary, "entry", entry, filename="entry.json"),
         _form_field(boundary, "log", log, filename="log.tsv"),

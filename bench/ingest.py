@@ -1,0 +1,144 @@
+"""How fast the training-log ingest is next to a bare pandas read of the same TSV.
+
+Writes a valid cifar10 training log of N rows (epoch, hours, top1Accuracy, crossing 94 % near the end) to
+a temporary folder, then times, in the same run:
+
+* baseline: `pandas.read_csv(path, sep="\\t")`, the least any reader of the file can do;
+* ours: reading the file's bytes and `validate_submission(...)`, which checks every row and recomputes
+  the DAWNBench results and the curve.
+
+The two run alternately, 7 times each; the ratio is the median of the 7 paired ratios, which a shared
+machine's drifting load disturbs least. The goal is ours <= 2.0x baseline. It also reports the peak memory that
+tracemalloc sees during one `validate_submission` (Python and numpy allocations), as a multiple of the
+file size.
+
+Usage: .venv/bin/python bench/ingest.py [--rows N] [--check]
+(exit status 0 unless --check is given and the goal is missed). No Django needed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import sys
+import tempfile
+import time
+import tracemalloc
+from decimal import Decimal
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # import `leaderboard` from the repo root
+
+from leaderboard.ingest import PERCENT, TaskRules, validate_submission
+
+GOAL_RATIO = 2.0
+REPEATS = 7
+CIFAR10 = TaskRules(
+    task_slug="cifar10",
+    version="v1.0",
+    metric_label="CIFAR10 test top-1 accuracy",
+    log_column="top1Accuracy",
+    inference_fields=("top1Accuracy", "accuracy"),
+    threshold=Decimal("94.0"),
+    scale=PERCENT,
+)
+CATALOG = {"cifar10": {"v1.0": CIFAR10}}
+ENTRY = {
+    "version": "v1.0",
+    "author": "Dawnboard bench",
+    "authorEmail": "bench@example.org",
+    "framework": "PyTorch 2",
+    "model": "ResNet-9",
+    "hardware": "1 x V100",
+    "costPerHour": 3.06,
+    "timestamp": "2024-01-01",
+}
+
+
+def write_log(path: Path, rows: int) -> int:
+    """Write a log whose accuracy climbs to 94 % at 95 % of the rows; return the crossing row."""
+    rng = np.random.default_rng(0)
+    index = np.arange(rows)
+    crossing = int(rows * 0.95)
+    hours = np.round((index + 1) * (3.0 / rows), 10)
+    accuracy = np.round(np.minimum(93.9, 10 + 83.9 * index / max(crossing, 1)) - rng.uniform(0, 0.5, rows), 2)
+    accuracy[crossing:] = np.round(rng.uniform(94.0, 95.5, rows - crossing), 2)
+    accuracy[crossing] = 94.0
+    frame = pd.DataFrame({"epoch": index // 10, "hours": hours, "top1Accuracy": accuracy})
+    frame.to_csv(path, sep="\t", index=False, lineterminator="\n")
+    return crossing
+
+
+def seconds(function) -> float:
+    start = time.perf_counter()
+    function()
+    return time.perf_counter() - start
+
+
+def paired_timings(baseline, ours) -> tuple[list[float], list[float]]:
+    """Alternate the two so that drifting load on a shared machine hits both alike."""
+    pairs = [(seconds(baseline), seconds(ours)) for _ in range(REPEATS)]
+    return [pair[0] for pair in pairs], [pair[1] for pair in pairs]
+
+
+def validate(log_bytes: bytes):
+    return validate_submission(
+        task_slug="cifar10",
+        track="train",
+        entry_bytes=json.dumps(ENTRY).encode(),
+        log_bytes=log_bytes,
+        catalog=CATALOG,
+    )
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rows", type=int, default=1_000_000, help="rows in the generated log (default 1,000,000)")
+    parser.add_argument("--check", action="store_true", help="exit 1 when the goal is missed")
+    arguments = parser.parse_args()
+
+    with tempfile.TemporaryDirectory(prefix="dawnboard-bench-") as folder:
+        path = Path(folder) / "cifar10_train.tsv"
+        crossing = write_log(path, arguments.rows)
+        size = path.stat().st_size
+
+        result = validate(path.read_bytes())  # warm-up, and proof the log is valid
+        if not result.accepted:
+            print(f"The generated log was rejected: {[issue.as_dict() for issue in result.errors]}")
+            return 1
+        if result.results.time_to_accuracy_line != crossing + 2:
+            print(f"Wrong crossing: line {result.results.time_to_accuracy_line}, expected {crossing + 2}.")
+            return 1
+
+        baseline_runs, our_runs = paired_timings(
+            lambda: pd.read_csv(path, sep="\t"), lambda: validate(path.read_bytes())
+        )
+        baseline, ours = statistics.median(baseline_runs), statistics.median(our_runs)
+        ratio = statistics.median(
+            ours_run / base_run for base_run, ours_run in zip(baseline_runs, our_runs, strict=True)
+        )
+
+        log_bytes = path.read_bytes()
+        tracemalloc.start()
+        validate(log_bytes)
+        _, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+
+    passed = ratio <= GOAL_RATIO
+    verdict = "PASS" if passed else "FAIL"
+    line = result.results.time_to_accuracy_line
+    print(f"Dawnboard ingest bench: {arguments.rows:,} rows, {size / 2**20:.1f} MiB TSV, {REPEATS} alternating runs")
+    print(f"  baseline  pandas.read_csv(sep='\\t')          {baseline:8.3f} s (median)")
+    print(f"  ours      read bytes + validate_submission   {ours:8.3f} s (median)")
+    print(f"  ratio     ours / baseline, median of pairs   {ratio:8.2f}x  (goal <= {GOAL_RATIO:.1f}x)  {verdict}")
+    print(f"  memory    validate_submission peak           {peak / 2**20:8.1f} MiB = {peak / size:.2f}x the file size")
+    print(f"  checked   {result.log_row_count:,} rows, crossing on line {line:,}, {len(result.curve):,} curve points")
+    return 1 if arguments.check and not passed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
