@@ -18,8 +18,19 @@ run: install
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py runserver 127.0.0.1:8000
 
+# The whole suite on SQLite (the services-marked end-to-end test uses PostgreSQL and Redis itself),
+# then the database-facing tests again on PostgreSQL where one is running on 127.0.0.1:5432.
+POSTGRES_TEST_URL ?= postgres://postgres@127.0.0.1:5432/dawnboard
+
 test: install
 	$(PY) -m pytest
+	@if $(PY) -c "import socket; socket.create_connection(('127.0.0.1', 5432), 1)" 2>/dev/null; then \
+		echo "== the API and command tests again, on PostgreSQL"; \
+		DATABASE_URL=$(POSTGRES_TEST_URL) $(PY) -m pytest --create-db -m "not services" \
+			tests/leaderboard/api tests/leaderboard/test_commands.py; \
+	else \
+		echo "PostgreSQL is not running on 127.0.0.1:5432: the PostgreSQL pass of the API tests is skipped."; \
+	fi
 
 lint: install
 	$(VENV)/bin/ruff check .
@@ -27,6 +38,7 @@ lint: install
 
 bench: install
 	$(PY) bench/ingest.py
+	$(PY) bench/submission_memory.py
 
 clean:
 	rm -rf $(VENV) db.sqlite3 staticfiles test-artifacts

@@ -34,6 +34,27 @@ class SubmissionVerdictSerializer(serializers.Serializer):
     entry_url = serializers.CharField(allow_null=True, required=False)
 
 
+class LeaderboardRowSerializer(serializers.Serializer):
+    rank = serializers.IntegerField()
+    entry_id = serializers.IntegerField()
+    source_name = serializers.CharField()
+    value = serializers.FloatField(help_text="In the board's unit.")
+    model = serializers.CharField()
+    team = serializers.CharField()
+    hardware = serializers.CharField()
+    framework = serializers.CharField()
+    date = serializers.DateField()
+
+
+class LeaderboardSerializer(serializers.Serializer):
+    """The document of `manage.py leaderboard TASK METRIC --json`; for the schema only."""
+
+    task = serializers.CharField()
+    metric = serializers.CharField()
+    unit = serializers.CharField()
+    results = LeaderboardRowSerializer(many=True)
+
+
 class TaskVersionSerializer(serializers.ModelSerializer):
     class Meta:
         model = TaskVersion

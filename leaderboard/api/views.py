@@ -17,6 +17,7 @@ from leaderboard.api.errors import rejected_response
 from leaderboard.api.serializers import (
     EntryDetailSerializer,
     EntrySerializer,
+    LeaderboardSerializer,
     SubmissionRequestSerializer,
     SubmissionVerdictSerializer,
     TaskSerializer,
@@ -121,7 +122,10 @@ class EntryDetailView(generics.RetrieveAPIView):
 class LeaderboardView(APIView):
     """A task's ranking by one metric; the same document as `manage.py leaderboard TASK METRIC --json`."""
 
-    @extend_schema(parameters=[OpenApiParameter("limit", int, description="At most this many rows.")])
+    @extend_schema(
+        parameters=[OpenApiParameter("limit", int, description="At most this many rows.")],
+        responses={200: LeaderboardSerializer},
+    )
     def get(self, request, task: str, metric: str):
         limit = request.query_params.get("limit")
         if limit is not None and (not limit.isdigit() or int(limit) < 1):

@@ -24,6 +24,6 @@ class Command(BaseCommand):
         except IntegrityError:
             raise CommandError(f"A submitter or user named '{name}' already exists.") from None
         if json:
-            self.stdout.write(json_module.dumps({"token": token, "submitter": submitter.name, "id": submitter.id}))
+            self.stdout.write(json_module.dumps({"token": token}))
         else:
             self.stdout.write(f"Submitter '{submitter.name}' created. API token: {token}")
