@@ -88,6 +88,11 @@ def submission_create(
 
     from leaderboard.tasks import submission_judge_task
 
+    problems = check_request(
+        task_slug=task_slug, track=track, has_entry=entry is not None, has_log=log is not None, catalog=task_catalog()
+    )
+    if problems:  # refused before anything is stored or queued
+        return SubmissionOutcome(status="rejected", errors=[issue.as_dict() for issue in problems])
     if settings.CELERY_TASK_ALWAYS_EAGER:
         return _submission_create_now(
             task_slug=task_slug,
@@ -98,11 +103,6 @@ def submission_create(
             submitter=submitter,
             source_name=source_name,
         )
-    problems = check_request(
-        task_slug=task_slug, track=track, has_entry=entry is not None, has_log=log is not None, catalog=task_catalog()
-    )
-    if problems:  # refused before anything is stored or queued
-        return SubmissionOutcome(status="rejected", errors=[issue.as_dict() for issue in problems])
     with transaction.atomic():
         submission = _submission_store(
             task_slug=task_slug, track=track, entry=entry, log=log, source=source, submitter=submitter

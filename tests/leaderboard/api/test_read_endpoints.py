@@ -10,41 +10,28 @@ from io import StringIO
 from pathlib import Path
 
 import pytest
-from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
 from leaderboard.metrics import LEADERBOARD_METRICS
 from tests.factories import SubmitterFactory, entry_bytes, inference_document, training_log
+from tests.leaderboard.api.helpers import DEFAULT_ROWS, SUBMISSIONS_URL, json_bytes, submit, without
 
 pytestmark = pytest.mark.django_db
 
-SUBMISSIONS_URL = "/api/v1/submissions/"
 ENTRIES_URL = "/api/v1/entries/"
 PAGE_SIZE = 50
-DEFAULT_ROWS = [(0, 0.01, 80.0), (1, 0.02, 90.5), (2, 0.03, 94.1), (3, 0.04, 94.5)]
 
 
-def submit(client, *, task="cifar10", track="train", entry=None, log=None):
-    """POST a valid multipart submission unless `entry`/`log` say otherwise."""
-    data = {"task": task, "track": track, "entry": SimpleUploadedFile("entry.json", entry or entry_bytes())}
-    if track == "train":
-        data["log"] = SimpleUploadedFile("log.tsv", log or training_log())
-    response = client.post(SUBMISSIONS_URL, data, format="multipart")
+def submit_accepted(client, **files) -> dict:
+    """POST a submission (valid unless `entry`/`log` say otherwise) that must be accepted."""
+    response = submit(client, **files)
     assert response.status_code == 201, response.json()
     return response.json()
 
 
 def entry_id(verdict: dict) -> int:
     return int(verdict["entry_url"].rstrip("/").rsplit("/", 1)[1])
-
-
-def json_bytes(document: dict) -> bytes:
-    return json.dumps(document).encode()
-
-
-def without(document: dict, *names: str) -> dict:
-    return {name: value for name, value in document.items() if name not in names}
 
 
 def leaderboard_url(task: str, metric: str) -> str:
@@ -123,7 +110,7 @@ def four_entries(api_client) -> dict[str, int]:
             ),
         ),
     }
-    return {name: entry_id(submit(api_client, **kwargs)) for name, kwargs in submissions.items()}
+    return {name: entry_id(submit_accepted(api_client, **kwargs)) for name, kwargs in submissions.items()}
 
 
 @pytest.mark.parametrize(
@@ -156,7 +143,7 @@ def test_entries_list_rejects_unknown_track_filter(anonymous_client, four_entrie
 
 
 def test_entries_list_shows_a_submitted_entry_with_its_results(api_client, anonymous_client):
-    verdict = submit(api_client)
+    verdict = submit_accepted(api_client)
 
     results = anonymous_client.get(ENTRIES_URL).json()["results"]
 
@@ -177,7 +164,7 @@ def test_entries_list_shows_a_submitted_entry_with_its_results(api_client, anony
 
 
 def test_entry_detail_has_the_curve_of_the_log(api_client, anonymous_client):
-    verdict = submit(api_client)
+    verdict = submit_accepted(api_client)
 
     detail = anonymous_client.get(verdict["entry_url"]).json()
 
@@ -190,7 +177,7 @@ def test_entry_detail_has_the_curve_of_the_log(api_client, anonymous_client):
 
 def test_entry_detail_lists_both_files_with_sha256(api_client, anonymous_client):
     entry_file, log_file = entry_bytes(), training_log()
-    verdict = submit(api_client, entry=entry_file, log=log_file)
+    verdict = submit_accepted(api_client, entry=entry_file, log=log_file)
 
     files = {file["role"]: file for file in anonymous_client.get(verdict["entry_url"]).json()["files"]}
 
@@ -201,7 +188,7 @@ def test_entry_detail_lists_both_files_with_sha256(api_client, anonymous_client)
 
 
 def test_entry_detail_has_claimed_fields_warnings_and_threshold(api_client, anonymous_client):
-    verdict = submit(api_client, entry=entry_bytes(gpuCount=8), log=training_log(newline="\r\n"))
+    verdict = submit_accepted(api_client, entry=entry_bytes(gpuCount=8), log=training_log(newline="\r\n"))
 
     detail = anonymous_client.get(verdict["entry_url"]).json()
 
@@ -221,7 +208,7 @@ def test_entry_detail_of_unknown_id_is_404_envelope(anonymous_client, db):
 
 
 def test_submission_detail_is_visible_to_its_owner(api_client):
-    verdict = submit(api_client, log=training_log(newline="\r\n"))
+    verdict = submit_accepted(api_client, log=training_log(newline="\r\n"))
 
     response = api_client.get(verdict["url"])
 
@@ -233,13 +220,13 @@ def test_submission_detail_is_visible_to_its_owner(api_client):
 
 
 def test_submission_detail_is_404_to_another_submitter(api_client, other_client):
-    verdict = submit(api_client)
+    verdict = submit_accepted(api_client)
 
     assert_error(other_client.get(verdict["url"]), 404, "not_found")
 
 
 def test_submission_detail_is_401_to_anonymous(api_client, anonymous_client):
-    verdict = submit(api_client)
+    verdict = submit_accepted(api_client)
 
     assert_error(anonymous_client.get(verdict["url"]), 401, "not_authenticated")
 
@@ -281,7 +268,7 @@ def test_leaderboard_limit_returns_the_top_rows(anonymous_client, imported_sampl
 
 
 def test_leaderboard_limit_above_the_row_count_returns_every_row(api_client, anonymous_client):
-    submit(api_client)
+    submit_accepted(api_client)
 
     board = anonymous_client.get(leaderboard_url("cifar10", "training-time"), {"limit": 1000}).json()
 
@@ -289,9 +276,9 @@ def test_leaderboard_limit_above_the_row_count_returns_every_row(api_client, ano
 
 
 def test_leaderboard_ranks_submitted_entries_by_recomputed_value(api_client, anonymous_client):
-    slow = submit(api_client, log=training_log([(0, 0.5, 80.0), (1, 1.0, 94.2)]))
-    fast = submit(api_client, log=training_log([(0, 0.1, 80.0), (1, 0.2, 94.2)]))
-    submit(api_client, track="inference", entry=json_bytes(inference_document()))
+    slow = submit_accepted(api_client, log=training_log([(0, 0.5, 80.0), (1, 1.0, 94.2)]))
+    fast = submit_accepted(api_client, log=training_log([(0, 0.1, 80.0), (1, 0.2, 94.2)]))
+    submit_accepted(api_client, track="inference", entry=json_bytes(inference_document()))
 
     board = anonymous_client.get(leaderboard_url("cifar10", "training-time")).json()
 

@@ -2,34 +2,17 @@
 
 from __future__ import annotations
 
-import json
-
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from leaderboard.models import CurvePoint, Entry, Submission, SubmittedFile
 from tests.factories import entry_bytes, entry_document, inference_document, training_log
+from tests.leaderboard.api.helpers import SUBMISSIONS_URL, json_bytes, submit, without
 
 pytestmark = pytest.mark.django_db
 
-SUBMISSIONS_URL = "/api/v1/submissions/"
-DEFAULT = object()  # "use the valid default", as opposed to None ("send no file")
 REQUIRED_FIELDS = ("version", "author", "authorEmail", "framework", "model", "hardware", "timestamp")
 STORED_MODELS = (Submission, SubmittedFile, Entry, CurvePoint)
-
-
-def submit(client, *, task="cifar10", track="train", entry=DEFAULT, log=DEFAULT, query=""):
-    """POST a multipart submission; the entry and (for training) the log default to valid ones."""
-    if entry is DEFAULT:
-        entry = entry_bytes()
-    if log is DEFAULT:
-        log = training_log() if track == "train" else None
-    data = {"task": task, "track": track}
-    if entry is not None:
-        data["entry"] = SimpleUploadedFile("entry.json", entry, content_type="application/json")
-    if log is not None:
-        data["log"] = SimpleUploadedFile("log.tsv", log, content_type="text/tab-separated-values")
-    return client.post(SUBMISSIONS_URL + query, data, format="multipart")
 
 
 def stored_counts() -> dict[str, int]:
@@ -38,14 +21,6 @@ def stored_counts() -> dict[str, int]:
 
 def assert_nothing_stored(before: dict[str, int]) -> None:
     assert stored_counts() == before
-
-
-def json_bytes(document: dict) -> bytes:
-    return json.dumps(document).encode()
-
-
-def without(document: dict, *names: str) -> dict:
-    return {name: value for name, value in document.items() if name not in names}
 
 
 def assert_rejected(response, code: str, *, field: str | None = None, line: int | None = None, status: int = 400):
@@ -276,6 +251,8 @@ def test_accepts_file_exactly_at_the_size_limit(api_client, settings):
         pytest.param("mnist", "train", "unknown_task", "task", id="unknown_task"),
         pytest.param("CIFAR10", "train", "unknown_task", "task", id="unknown_task-wrong_case"),
         pytest.param("cifar10", "eval", "unknown_track", "track", id="unknown_track"),
+        pytest.param("t" * 300, "train", "unknown_task", "task", id="unknown_task-longer_than_any_column"),
+        pytest.param("cifar10", "e" * 300, "unknown_track", "track", id="unknown_track-longer_than_any_column"),
         pytest.param("", "train", "missing_field", "task", id="missing_field-task"),
         pytest.param("cifar10", "", "missing_field", "track", id="missing_field-track"),
     ],
