@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from decimal import Decimal
-
 from django.db.models import F, Prefetch, QuerySet
 
 from leaderboard.ingest import TaskRules
@@ -67,7 +65,7 @@ def leaderboard(*, task_slug: str, metric_slug: str, limit: int | None = None) -
                 "rank": rank,
                 "entry_id": entry.id,
                 "source_name": entry.source_name,
-                "value": _plain_number(getattr(entry, metric.field)),
+                "value": float(getattr(entry, metric.field)),
                 "model": entry.model,
                 "team": entry.author,
                 "hardware": entry.hardware,
@@ -97,10 +95,6 @@ def submission_for(*, submission_id: int, user) -> Submission:
     if not user.is_staff:
         submissions = submissions.filter(submitter__user=user)
     return submissions.get(id=submission_id)
-
-
-def _plain_number(value: float | Decimal) -> float:
-    return float(value)
 
 
 def home_boards(*, rows_per_board: int) -> list[dict]:

@@ -1,0 +1,53 @@
+"""Staff views: tasks and thresholds, submitters, submissions with their verdicts, entries (e.g. to withdraw one)."""
+
+from django.contrib import admin
+
+from leaderboard.models import Entry, Submission, Submitter, Task, TaskVersion
+
+
+class TaskVersionInline(admin.TabularInline):
+    model = TaskVersion
+    extra = 0
+
+
+@admin.register(Task)
+class TaskAdmin(admin.ModelAdmin):
+    list_display = ["slug", "name"]
+    inlines = [TaskVersionInline]
+
+
+@admin.register(Submitter)
+class SubmitterAdmin(admin.ModelAdmin):
+    list_display = ["name", "email", "created_at"]
+    search_fields = ["name", "email"]
+
+
+@admin.register(Submission)
+class SubmissionAdmin(admin.ModelAdmin):
+    list_display = ["id", "task_slug", "track", "status", "source", "submitter", "created_at", "decided_at"]
+    list_filter = ["status", "source", "track"]
+    readonly_fields = [
+        "submitter",
+        "source",
+        "task_slug",
+        "track",
+        "status",
+        "errors",
+        "warnings",
+        "created_at",
+        "decided_at",
+    ]
+
+
+@admin.register(Entry)
+class EntryAdmin(admin.ModelAdmin):
+    list_display = ["id", "task", "track", "model", "author", "hardware", "date", "status", "time_to_accuracy_seconds"]
+    list_filter = ["task", "track", "status"]
+    search_fields = ["model", "author", "hardware", "framework", "source_name"]
+    list_editable = ["status"]
+    exclude = ["submission"]
+    readonly_fields = [
+        field.name
+        for field in Entry._meta.get_fields()
+        if field.concrete and field.name not in ("status", "submission")
+    ]
