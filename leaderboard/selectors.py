@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import datetime
+from dataclasses import dataclass
+
 from django.db.models import F, Prefetch, QuerySet
 
 from leaderboard.ingest import TaskRules
@@ -32,8 +35,11 @@ def task_catalog() -> dict[str, dict[str, TaskRules]]:
     return catalog
 
 
-def leaderboard_entries(*, task_slug: str, metric_slug: str) -> QuerySet[Entry]:
-    """Accepted entries of the task's current version that meet its threshold, best first, earlier date on ties."""
+def leaderboard_entries(*, task_slug: str, metric_slug: str, as_of: datetime.date | None = None) -> QuerySet[Entry]:
+    """Accepted entries of the task's current version that meet its threshold, best first, earlier date on ties.
+
+    `as_of` keeps only entries dated on or before that day: the board as it stood then.
+    """
     metric = LEADERBOARD_METRICS.get(metric_slug)
     if metric is None:
         known = ", ".join(LEADERBOARD_METRICS)
@@ -41,12 +47,13 @@ def leaderboard_entries(*, task_slug: str, metric_slug: str) -> QuerySet[Entry]:
     version = TaskVersion.objects.filter(task__slug=task_slug, is_current=True).first()
     if version is None:
         raise UnknownLeaderboard("unknown_task", f"Unknown task '{task_slug}'.")
-    return (
+    entries = (
         Entry.objects.accepted()
         .filter(task_version=version, track=metric.track, accuracy__gte=version.threshold)
         .exclude(**{f"{metric.field}__isnull": True})
         .order_by(F(metric.field).asc(), "date", "id")
     )
+    return entries if as_of is None else entries.filter(date__lte=as_of)
 
 
 def leaderboard(*, task_slug: str, metric_slug: str, limit: int | None = None) -> dict:
@@ -100,18 +107,118 @@ def submission_for(*, submission_id: int, user) -> Submission:
 def home_boards(*, rows_per_board: int) -> list[dict]:
     """For the front page: every task with its current threshold and its four top-N boards."""
     boards = []
-    for version in TaskVersion.objects.filter(is_current=True).select_related("task").order_by("task__slug"):
-        boards.append(
-            {
-                "task": version.task,
-                "version": version,
-                "boards": [
-                    {
-                        "metric": metric,
-                        **leaderboard(task_slug=version.task.slug, metric_slug=slug, limit=rows_per_board),
-                    }
-                    for slug, metric in LEADERBOARD_METRICS.items()
-                ],
-            }
-        )
+    for version in current_task_versions():
+        task_boards = []
+        for slug, metric in LEADERBOARD_METRICS.items():
+            top = leaderboard_entries(task_slug=version.task.slug, metric_slug=slug)[:rows_per_board]
+            rows = board_row_dicts(top, ranks=None, value_field=metric.field)
+            task_boards.append({"metric": metric, "unit": metric.unit, "results": rows})
+        boards.append({"task": version.task, "version": version, "boards": task_boards})
     return boards
+
+
+# --- the public site ------------------------------------------------------------------------------------------
+
+SORTABLE_COLUMNS = {"rank": None, "value": None, "date": "date", "model": "model", "team": "author"}
+SORTABLE_COLUMNS |= {"hardware": "hardware", "framework": "framework"}
+
+
+@dataclass(frozen=True)
+class BoardView:
+    """What a reader asked to see of one leaderboard: filters, sort, and the day it stood on."""
+
+    metric: str = "training-time"
+    framework: str = ""
+    hardware: str = ""
+    date_from: datetime.date | None = None
+    date_to: datetime.date | None = None
+    as_of: datetime.date | None = None
+    sort: str = "rank"
+    descending: bool = False
+
+
+@dataclass(frozen=True)
+class BoardRows:
+    """The entries of a filtered, sorted board, and each one's rank on the whole board."""
+
+    entries: QuerySet[Entry]
+    ranks: dict[int, int]
+    value_field: str
+
+
+def board_rows(*, task_slug: str, view: BoardView) -> BoardRows:
+    """A task's board as the reader filtered and sorted it; ranks stay those of the unfiltered board.
+
+    Two queries whatever the board's size: the ranked ids, and (when evaluated, or paginated) the rows.
+    """
+    board = leaderboard_entries(task_slug=task_slug, metric_slug=view.metric, as_of=view.as_of)
+    value_field = LEADERBOARD_METRICS[view.metric].field
+    ranks = {entry_id: rank for rank, entry_id in enumerate(board.values_list("id", flat=True), start=1)}
+    entries = board
+    if view.framework:
+        entries = entries.filter(framework__icontains=view.framework)
+    if view.hardware:
+        entries = entries.filter(hardware__icontains=view.hardware)
+    if view.date_from:
+        entries = entries.filter(date__gte=view.date_from)
+    if view.date_to:
+        entries = entries.filter(date__lte=view.date_to)
+    column = SORTABLE_COLUMNS.get(view.sort)
+    if column is not None:
+        entries = entries.order_by(F(column).desc() if view.descending else F(column).asc(), F(value_field).asc(), "id")
+    elif view.descending:
+        entries = entries.reverse()
+    return BoardRows(entries=entries, ranks=ranks, value_field=value_field)
+
+
+def task_frameworks(*, task_slug: str) -> list[str]:
+    """The frameworks of a task's accepted entries, for the filter's suggestions."""
+    frameworks = Entry.objects.accepted().filter(task__slug=task_slug).values_list("framework", flat=True)
+    return list(frameworks.distinct().order_by("framework")[:200])
+
+
+def chart_frames(*, task_slug: str, as_of: datetime.date | None = None) -> dict[str, list[dict]]:
+    """Per metric, the board's entries as plain rows (id, label, date, value) for the charts page."""
+    frames = {}
+    for slug, metric in LEADERBOARD_METRICS.items():
+        rows = leaderboard_entries(task_slug=task_slug, metric_slug=slug, as_of=as_of).values(
+            "id", "model", "author", "date", "time_to_accuracy_seconds", "training_cost_usd", "latency_ms",
+            "inference_cost_usd_per_10k", "hardware",
+        )  # fmt: skip
+        frames[slug] = [{**row, "value": float(row[metric.field])} for row in rows]
+    return frames
+
+
+def entries_for_comparison(*, entry_ids: list[int]) -> list[Entry]:
+    """The accepted entries named, in the order named, each with its curve."""
+    found = Entry.objects.accepted().filter(id__in=entry_ids).select_related("task", "task_version")
+    by_id = {entry.id: entry for entry in found.prefetch_related("curve")}
+    return [by_id[entry_id] for entry_id in entry_ids if entry_id in by_id]
+
+
+def submitted_file(*, entry_id: int, role: str) -> SubmittedFile:
+    return SubmittedFile.objects.get(
+        submission__entry__id=entry_id, submission__entry__status=Entry.Status.ACCEPTED, role=role
+    )
+
+
+def current_task_versions() -> QuerySet[TaskVersion]:
+    return TaskVersion.objects.filter(is_current=True).select_related("task").order_by("task__slug")
+
+
+def board_row_dicts(entries, *, ranks: dict[int, int] | None, value_field: str) -> list[dict]:
+    """Board rows for pages and exports; without `ranks`, the entries' order is their rank."""
+    return [
+        {
+            "rank": ranks.get(entry.id) if ranks is not None else position,
+            "value": float(getattr(entry, value_field)),
+            "entry_id": entry.id,
+            "model": entry.model,
+            "team": entry.author,
+            "hardware": entry.hardware,
+            "framework": entry.framework,
+            "date": entry.date,
+            "code_url": entry.code_url,
+        }
+        for position, entry in enumerate(entries, start=1)
+    ]

@@ -6,4 +6,12 @@ app_name = "leaderboard"
 
 urlpatterns = [
     path("", views.home, name="home"),
+    path("tasks/<slug:slug>/", views.task_detail, name="task"),
+    path("tasks/<slug:slug>/export.csv", views.task_export, {"file_format": "csv"}, name="task-export-csv"),
+    path("tasks/<slug:slug>/export.json", views.task_export, {"file_format": "json"}, name="task-export-json"),
+    path("tasks/<slug:slug>/charts/", views.task_charts, name="task-charts"),
+    path("entries/<int:pk>/", views.entry_detail, name="entry"),
+    path("entries/<int:pk>/files/<str:role>/", views.entry_file, name="entry-file"),
+    path("compare/", views.compare, name="compare"),
+    path("submit/", views.submit_help, name="submit"),
 ]

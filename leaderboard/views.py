@@ -1,9 +1,248 @@
-"""Public pages. The full website (task pages, charts, exports) arrives with the website issue."""
+"""Public pages: parse the query string, call selectors, render. Figures come from `leaderboard.charts`."""
 
-from django.shortcuts import render
+from __future__ import annotations
 
-from leaderboard.selectors import home_boards
+import json
+
+import pandas as pd
+from django.core.paginator import Paginator
+from django.http import Http404, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, render
+
+from leaderboard import charts, selectors
+from leaderboard.analysis import pareto_front, record_progression
+from leaderboard.export import csv_text
+from leaderboard.forms import AsOfForm, BoardForm, CompareForm
+from leaderboard.ingest.errors import ERROR_DESCRIPTIONS, WARNING_DESCRIPTIONS
+from leaderboard.metrics import LEADERBOARD_METRICS
+from leaderboard.models import Entry, SubmittedFile, TaskVersion
+
+PAGE_SIZE = 50
+BOARD_COLUMNS = [
+    ("rank", "Rank"), ("value", "Value"), ("model", "Model"), ("team", "Team"),
+    ("hardware", "Hardware"), ("framework", "Framework"), ("date", "Date"),
+]  # fmt: skip
+EXPORT_COLUMNS = ["rank", "value", "unit", "model", "team", "hardware", "framework", "date", "entry_id", "code_url"]
 
 
 def home(request):
-    return render(request, "leaderboard/home.html", {"tasks": home_boards(rows_per_board=5)})
+    return render(request, "leaderboard/home.html", {"tasks": selectors.home_boards(rows_per_board=5)})
+
+
+def task_detail(request, slug: str):
+    version = _current_version(slug)
+    form = BoardForm(request.GET)
+    view = form.board_view()
+    rows = selectors.board_rows(task_slug=slug, view=view)
+    page = Paginator(rows.entries, PAGE_SIZE).get_page(request.GET.get("page"))
+    context = {
+        "version": version,
+        "task": version.task,
+        "form": form,
+        "view": view,
+        "metric": LEADERBOARD_METRICS[view.metric],
+        "metrics": LEADERBOARD_METRICS.values(),
+        "page": page,
+        "rows": selectors.board_row_dicts(page.object_list, ranks=rows.ranks, value_field=rows.value_field),
+        "frameworks": selectors.task_frameworks(task_slug=slug),
+        "query": _query_without(request, "page"),
+        "sort_query": _query_without(request, "page", "sort", "order"),
+        "columns": BOARD_COLUMNS,
+    }
+    return render(request, "leaderboard/task.html", context)
+
+
+def task_export(request, slug: str, file_format: str):
+    version = _current_version(slug)
+    view = BoardForm(request.GET).board_view()
+    rows = selectors.board_rows(task_slug=slug, view=view)
+    metric = LEADERBOARD_METRICS[view.metric]
+    board = selectors.board_row_dicts(rows.entries, ranks=rows.ranks, value_field=rows.value_field)
+    records = [
+        [row["rank"], row["value"], metric.unit, row["model"], row["team"], row["hardware"], row["framework"],
+         row["date"].isoformat(), row["entry_id"], row["code_url"]]
+        for row in board
+    ]  # fmt: skip
+    name = f"dawnboard-{version.task.slug}-{view.metric}"
+    if file_format == "csv":
+        response = HttpResponse(csv_text(EXPORT_COLUMNS, records), content_type="text/csv; charset=utf-8")
+    else:
+        document = {
+            "task": version.task.slug,
+            "metric": view.metric,
+            "unit": metric.unit,
+            "results": [dict(zip(EXPORT_COLUMNS, record, strict=True)) for record in records],
+        }
+        response = JsonResponse(document, json_dumps_params={"indent": 2})
+    response["Content-Disposition"] = f'attachment; filename="{name}.{file_format}"'
+    return response
+
+
+def entry_detail(request, pk: int):
+    try:
+        entry = selectors.entry_detail(entry_id=pk)
+    except Entry.DoesNotExist:
+        raise Http404("No entry has this id.") from None
+    version = entry.task_version
+    figure = None
+    if entry.track == "train":
+        figure = charts.curve_figure(
+            [_curve(entry)], threshold=float(version.threshold), metric_label=version.metric_label
+        )
+    context = {
+        "entry": entry,
+        "version": version,
+        "files": list(entry.submission.files.all()),
+        "curve": list(entry.curve.all()),
+        "figure": _figure_data(figure),
+        "claims": _claims(entry),
+    }
+    return render(request, "leaderboard/entry.html", context)
+
+
+def entry_file(request, pk: int, role: str):
+    try:
+        stored = selectors.submitted_file(entry_id=pk, role=role)
+    except SubmittedFile.DoesNotExist:
+        raise Http404("This entry has no such file.") from None
+    content_type = "application/json" if role == SubmittedFile.Role.ENTRY else "text/tab-separated-values"
+    response = HttpResponse(bytes(stored.content), content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{_safe_filename(stored.name, role)}"'
+    return response
+
+
+def task_charts(request, slug: str):
+    version = _current_version(slug)
+    form = AsOfForm(request.GET)
+    frames = selectors.chart_frames(task_slug=slug, as_of=form.as_of_date())
+    training = pd.DataFrame(frames["training-cost"])
+    inference = pd.DataFrame(frames["inference-cost"])
+    sections = []
+    if not training.empty:
+        training = training.assign(
+            hours=training["time_to_accuracy_seconds"] / 3600,
+            cost_usd=training["training_cost_usd"].astype(float),
+            label=_labels(training),
+        )
+        sections.append(_pareto_section("time-cost", charts.time_cost_figure(training), training, "hours", "cost_usd"))
+    if not inference.empty and inference["latency_ms"].notna().any():
+        inference = inference[inference["latency_ms"].notna()].assign(
+            cost_usd_per_10k=lambda f: f["inference_cost_usd_per_10k"].astype(float), label=_labels
+        )
+        sections.append(
+            _pareto_section(
+                "latency-cost", charts.latency_cost_figure(inference), inference, "latency_ms", "cost_usd_per_10k"
+            )
+        )
+    records = []
+    for slug_, metric in LEADERBOARD_METRICS.items():
+        frame = pd.DataFrame(frames[slug_])
+        if frame.empty:
+            continue
+        frame = frame.assign(label=_labels(frame))
+        progression = record_progression(frame, value="value", date="date")
+        records.append(
+            {
+                "metric": metric,
+                "figure": _figure_data(charts.record_figure(frame, value_label=f"{metric.label} ({metric.unit})")),
+                "records": progression[progression["is_record"]].to_dict("records"),
+            }
+        )
+    context = {"version": version, "task": version.task, "form": form, "sections": sections, "records": records}
+    return render(request, "leaderboard/charts.html", context)
+
+
+def compare(request):
+    form = CompareForm(request.GET)
+    entries = selectors.entries_for_comparison(entry_ids=form.entry_ids())
+    trained = [entry for entry in entries if entry.track == "train"]
+    figure = None
+    if trained:
+        version = trained[0].task_version
+        figure = charts.curve_figure(
+            [_curve(entry) for entry in trained], threshold=float(version.threshold), metric_label=version.metric_label
+        )
+    context = {"form": form, "entries": entries, "figure": _figure_data(figure), "rows": _comparison_rows(entries)}
+    return render(request, "leaderboard/compare.html", context)
+
+
+def submit_help(request):
+    context = {
+        "versions": selectors.current_task_versions(),
+        "errors": ERROR_DESCRIPTIONS.items(),
+        "warnings": WARNING_DESCRIPTIONS.items(),
+        "api_url": request.build_absolute_uri("/api/v1/submissions/"),
+    }
+    return render(request, "leaderboard/submit.html", context)
+
+
+def _current_version(slug: str) -> TaskVersion:
+    return get_object_or_404(TaskVersion.objects.select_related("task"), task__slug=slug, is_current=True)
+
+
+def _curve(entry: Entry) -> charts.Curve:
+    points = list(entry.curve.all())
+    crossing_hours = entry.time_to_accuracy_seconds / 3600 if entry.time_to_accuracy_seconds is not None else None
+    return charts.Curve(
+        name=charts.plotly_text(f"#{entry.id} {entry.model} ({entry.author})"),
+        hours=[point.hours for point in points],
+        metric=[point.metric for point in points],
+        crossing_hours=crossing_hours,
+        crossing_metric=entry.accuracy if crossing_hours is not None else None,
+    )
+
+
+def _claims(entry: Entry) -> list[tuple[str, object, object]]:
+    """(what, as claimed in the entry, as Dawnboard recomputed it) for the entry page."""
+    claimed = entry.claimed
+    if entry.track == "train":
+        return [
+            ("costPerHour (USD per hour)", claimed.get("costPerHour"), entry.cost_per_hour_usd),
+            ("time to accuracy (seconds)", "not claimed: read off the log", entry.time_to_accuracy_seconds),
+            ("training cost (USD)", "not claimed", entry.training_cost_usd),
+        ]
+    accuracy_field = next((f for f in entry.task_version.inference_fields if f in claimed), "accuracy")
+    return [
+        (accuracy_field, claimed.get(accuracy_field), entry.accuracy),
+        ("latency (ms per item)", claimed.get("latency"), entry.latency_ms),
+        ("cost (USD per item)", claimed.get("cost"), None),
+        ("cost per 10,000 items (USD)", "not claimed", entry.inference_cost_usd_per_10k),
+    ]
+
+
+def _comparison_rows(entries: list[Entry]) -> list[tuple[str, list]]:
+    fields = [
+        ("Task", lambda e: e.task.slug), ("Track", lambda e: e.track), ("Model", lambda e: e.model),
+        ("Team", lambda e: e.author), ("Hardware", lambda e: e.hardware), ("Framework", lambda e: e.framework),
+        ("Date", lambda e: e.date), ("Time to accuracy (s)", lambda e: e.time_to_accuracy_seconds),
+        ("Epoch reached", lambda e: e.time_to_accuracy_epoch), ("Training cost (USD)", lambda e: e.training_cost_usd),
+        ("Latency (ms)", lambda e: e.latency_ms), ("Cost per 10,000 (USD)", lambda e: e.inference_cost_usd_per_10k),
+        ("Accuracy", lambda e: e.accuracy),
+    ]  # fmt: skip
+    return [(label, [read(entry) for entry in entries]) for label, read in fields]
+
+
+def _pareto_section(name: str, figure, frame: pd.DataFrame, x: str, y: str) -> dict:
+    front = frame[pareto_front(frame, x=x, y=y)].sort_values(x)
+    return {"name": name, "figure": _figure_data(figure), "front": front.to_dict("records"), "x": x, "y": y}
+
+
+def _labels(frame: pd.DataFrame) -> pd.Series:
+    return (frame["model"] + " (" + frame["author"] + ", " + frame["hardware"] + ")").map(charts.plotly_text)
+
+
+def _figure_data(figure) -> dict | None:
+    """A figure as plain JSON data, for `json_script` (which escapes it for a <script> element)."""
+    return None if figure is None else json.loads(figure.to_json())
+
+
+def _query_without(request, *names: str) -> str:
+    query = request.GET.copy()
+    for name in names:
+        query.pop(name, None)
+    return query.urlencode()
+
+
+def _safe_filename(name: str, fallback: str) -> str:
+    cleaned = "".join(character for character in name if character.isalnum() or character in "._-")
+    return cleaned or fallback

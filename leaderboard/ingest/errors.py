@@ -58,6 +58,55 @@ class WarningCode(StrEnum):
     LOG_IGNORED = "log_ignored"
 
 
+ERROR_DESCRIPTIONS = {
+    ErrorCode.UNKNOWN_TASK: "The task field names no task.",
+    ErrorCode.UNKNOWN_TRACK: "The track field is neither train nor inference.",
+    ErrorCode.MISSING_FILE: "No entry file was uploaded.",
+    ErrorCode.FILE_TOO_LARGE: "An upload is over the size limit.",
+    ErrorCode.NOT_UTF8: "The entry or the log is not UTF-8 text.",
+    ErrorCode.INVALID_JSON: "The entry is not JSON (or is nested absurdly deep).",
+    ErrorCode.NOT_OBJECT: "The entry is JSON but not an object.",
+    ErrorCode.MISSING_FIELD: "A required field (or the task/track form field) is missing or empty.",
+    ErrorCode.WRONG_TYPE: "A field has the wrong JSON type.",
+    ErrorCode.TEXT_TOO_LONG: "A text field is longer than Dawnboard stores.",
+    ErrorCode.INVALID_TEXT: "A string holds a NUL character.",
+    ErrorCode.INVALID_DATE: "timestamp is not a real date written yyyy-mm-dd.",
+    ErrorCode.UNKNOWN_VERSION: "The entry's version is not a version of this task.",
+    ErrorCode.NEGATIVE_NUMBER: "A number is negative.",
+    ErrorCode.NON_FINITE_NUMBER: "A number is NaN or Infinity.",
+    ErrorCode.NUMBER_OUT_OF_RANGE: "A number no real run could have.",
+    ErrorCode.MISSING_LOG: "A training entry came without its log.",
+    ErrorCode.EMPTY_LOG: "The log has a header and no rows.",
+    ErrorCode.MISSING_COLUMN: "The log lacks the epoch, hours or metric column.",
+    ErrorCode.DUPLICATE_COLUMN: "The log's header names a column twice.",
+    ErrorCode.WRONG_CELL_COUNT: "A log row cannot be matched to the header's columns.",
+    ErrorCode.NON_NUMERIC_CELL: "A log cell is not a number.",
+    ErrorCode.NON_FINITE_CELL: "A log cell is empty, NaN or infinite.",
+    ErrorCode.NEGATIVE_EPOCH: "An epoch is negative.",
+    ErrorCode.NEGATIVE_HOURS: "A time is negative.",
+    ErrorCode.HOURS_DECREASING: "hours goes backwards.",
+    ErrorCode.AMBIGUOUS_REPEATED_EPOCH: "An epoch repeats and the hours do not increase either.",
+    ErrorCode.METRIC_OUT_OF_RANGE: "The quality is outside its scale (e.g. accuracy above 100).",
+    ErrorCode.THRESHOLD_NOT_REACHED: "No log row reaches the threshold.",
+    ErrorCode.ACCURACY_BELOW_THRESHOLD: "An inference entry's accuracy is below the threshold.",
+    ErrorCode.MISSING_LATENCY_AND_COST: "An inference entry has neither latency nor cost.",
+}
+
+WARNING_DESCRIPTIONS = {
+    WarningCode.BYTE_ORDER_MARK: "The log starts with a byte-order mark; it was ignored.",
+    WarningCode.CRLF_LINE_ENDINGS: "The log has Windows line ends.",
+    WarningCode.WHITESPACE_TRIMMED: "Spaces around cells, or trailing empty cells, were ignored.",
+    WarningCode.COLUMNS_REORDERED: "The columns were matched by name, not position.",
+    WarningCode.EXTRA_COLUMNS: "Columns beyond epoch, hours and the metric were kept but not used.",
+    WarningCode.BLANK_LINES: "Blank lines in the log were skipped.",
+    WarningCode.REPEATED_EPOCH: "Epoch numbers repeat while hours increase; rows were taken in file order.",
+    WarningCode.METRIC_PERCENT_CONVERTED: "F1 written as a percent was converted to a fraction.",
+    WarningCode.COST_MISMATCH: "cost differs from costPerHour x latency by more than 1 %.",
+    WarningCode.UNKNOWN_FIELDS: "Fields outside the DAWNBench format were kept as submitted.",
+    WarningCode.LOG_IGNORED: "A log sent with an inference entry was not read.",
+}
+
+
 @dataclass(frozen=True)
 class Issue:
     """One error or warning: a stable code, a sentence a submitter can act on, and where."""

@@ -1,0 +1,67 @@
+"""Template filters for leaderboard values: durations as h:mm:ss, money, and a metric's value."""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+
+from django import template
+
+register = template.Library()
+
+
+@register.filter
+def hms(seconds) -> str:
+    """Seconds as h:mm:ss, the way DAWNBench showed training times (under a minute: h:mm:ss.ss)."""
+    if seconds is None:
+        return ""
+    seconds = float(seconds)
+    if seconds < 60:
+        return f"0:00:{seconds:05.2f}"
+    hours, rest = divmod(round(seconds), 3600)
+    minutes, whole_seconds = divmod(rest, 60)
+    return f"{hours}:{minutes:02d}:{whole_seconds:02d}"
+
+
+@register.filter
+def usd(value) -> str:
+    """Dollars with enough digits for the small figures of inference costs."""
+    if value is None:
+        return ""
+    value = float(value)
+    return f"${value:,.2f}" if value >= 1 else f"${value:.4g}"
+
+
+@register.filter
+def metric_value(value, metric_slug: str) -> str:
+    """A board value in its unit: h:mm:ss for time, dollars for costs, ms for latency."""
+    if value is None:
+        return ""
+    if metric_slug == "training-time":
+        return hms(value)
+    if metric_slug in ("training-cost", "inference-cost"):
+        return usd(value)
+    return f"{float(value):.4g} ms"
+
+
+@register.filter
+def hours(seconds) -> str:
+    return "" if seconds is None else f"{float(seconds) / 3600:.6g}"
+
+
+@register.filter
+def plain(value) -> str:
+    """A number without float noise; Decimals without trailing zeros."""
+    if value is None:
+        return ""
+    if isinstance(value, Decimal):
+        return f"{value.normalize():f}" if value == value.to_integral() else f"{value.normalize()}"
+    if isinstance(value, float):
+        return f"{value:.10g}"
+    return str(value)
+
+
+@register.filter
+def as_json(value) -> str:
+    """A JSON value pretty-printed as JSON (not as Python's repr)."""
+    return json.dumps(value, indent=2, ensure_ascii=False)
