@@ -67,12 +67,22 @@ def time_cost_figure(frame: pd.DataFrame) -> go.Figure:
     """
     figure = go.Figure(layout={**LAYOUT, "title": "Training time against training cost"})
     figure.add_trace(
-        go.Scatter(x=frame["hours"], y=frame["cost_usd"], mode="markers", text=frame["label"], name="entries")
+        go.Scatter(
+            x=frame["hours"].tolist(),
+            y=frame["cost_usd"].tolist(),
+            mode="markers",
+            text=frame["label"].tolist(),
+            name="entries",
+        )
     )
     front = frame[pareto_front(frame, x="hours", y="cost_usd")].sort_values("hours")
     figure.add_trace(
         go.Scatter(
-            x=front["hours"], y=front["cost_usd"], mode="lines+markers", text=front["label"], name="Pareto front"
+            x=front["hours"].tolist(),
+            y=front["cost_usd"].tolist(),
+            mode="lines+markers",
+            text=front["label"].tolist(),
+            name="Pareto front",
         )
     )
     figure.update_xaxes(title="training time (hours)", type="log")
@@ -89,16 +99,20 @@ def latency_cost_figure(frame: pd.DataFrame) -> go.Figure:
     figure = go.Figure(layout={**LAYOUT, "title": "Inference latency against inference cost"})
     figure.add_trace(
         go.Scatter(
-            x=frame["latency_ms"], y=frame["cost_usd_per_10k"], mode="markers", text=frame["label"], name="entries"
+            x=frame["latency_ms"].tolist(),
+            y=frame["cost_usd_per_10k"].tolist(),
+            mode="markers",
+            text=frame["label"].tolist(),
+            name="entries",
         )
     )
     front = frame[pareto_front(frame, x="latency_ms", y="cost_usd_per_10k")].sort_values("latency_ms")
     figure.add_trace(
         go.Scatter(
-            x=front["latency_ms"],
-            y=front["cost_usd_per_10k"],
+            x=front["latency_ms"].tolist(),
+            y=front["cost_usd_per_10k"].tolist(),
             mode="lines+markers",
-            text=front["label"],
+            text=front["label"].tolist(),
             name="Pareto front",
         )
     )
@@ -117,10 +131,22 @@ def record_figure(frame: pd.DataFrame, *, value_label: str) -> go.Figure:
     records = progression[progression["is_record"]]
     figure = go.Figure(layout={**LAYOUT, "title": f"Record {value_label.lower()} over time"})
     figure.add_trace(
-        go.Scatter(x=progression["date"], y=progression["best"], mode="lines", line_shape="hv", name="best so far")
+        go.Scatter(
+            x=progression["date"].tolist(),
+            y=progression["best"].tolist(),
+            mode="lines",
+            line_shape="hv",
+            name="best so far",
+        )
     )
     figure.add_trace(
-        go.Scatter(x=records["date"], y=records["value"], mode="markers", text=records["label"], name="new record")
+        go.Scatter(
+            x=records["date"].tolist(),
+            y=records["value"].tolist(),
+            mode="markers",
+            text=records["label"].tolist(),
+            name="new record",
+        )
     )
     figure.update_xaxes(title="entry date")
     figure.update_yaxes(title=value_label, type="log")

@@ -51,13 +51,13 @@ def hours(seconds) -> str:
 
 @register.filter
 def plain(value) -> str:
-    """A number without float noise; Decimals without trailing zeros."""
+    """A number exactly as stored: the shortest form of a float that reads back the same; Decimals unpadded."""
     if value is None:
         return ""
     if isinstance(value, Decimal):
         return f"{value.normalize():f}" if value == value.to_integral() else f"{value.normalize()}"
     if isinstance(value, float):
-        return f"{value:.10g}"
+        return repr(value)
     return str(value)
 
 

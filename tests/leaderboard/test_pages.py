@@ -1,0 +1,276 @@
+"""The public pages show the numbers the API serves, filtered, sorted and exported as asked."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+
+from leaderboard import views
+from leaderboard.ingest.errors import ERROR_DESCRIPTIONS, WARNING_DESCRIPTIONS, ErrorCode, WarningCode
+from leaderboard.metrics import LEADERBOARD_METRICS
+from leaderboard.models import Entry
+from tests.factories import entry_bytes, training_log
+
+pytestmark = pytest.mark.django_db
+
+ROW = re.compile(r'<tr data-entry-id="(\d+)">\s*<td class="num">(\d+)</td>\s*<td class="num" data-value="([^"]+)"')
+HOSTILE_AUTHOR = "<script>alert(1)</script>"
+
+
+def board_rows(html: str) -> list[tuple[int, int, float]]:
+    """(entry id, rank, exact value) of every board row on a page, in page order."""
+    return [(int(entry_id), int(rank), float(value)) for entry_id, rank, value in ROW.findall(html)]
+
+
+def api_board(client, metric: str) -> list[tuple[int, int, float]]:
+    results = client.get(f"/api/v1/leaderboards/cifar10/{metric}/").json()["results"]
+    return [(row["entry_id"], row["rank"], row["value"]) for row in results]
+
+
+@pytest.fixture
+def sample(sample_dir):
+    call_command("import_dawnbench", str(sample_dir), stdout=StringIO())
+
+
+@pytest.fixture
+def submit_file(tmp_path):
+    def submit(**fields) -> Entry:
+        entry_path, log_path = tmp_path / "entry.json", tmp_path / "log.tsv"
+        entry_path.write_bytes(entry_bytes(**fields))
+        log_path.write_bytes(training_log())
+        out = StringIO()
+        call_command(
+            "submit", "--task", "cifar10", "--track", "train", str(entry_path), str(log_path), "--json", stdout=out
+        )
+        return Entry.objects.get(id=json.loads(out.getvalue())["entry_id"])
+
+    return submit
+
+
+def test_home_shows_each_boards_top_five_as_the_api_ranks_them(client, sample):
+    html = client.get("/").content.decode()
+
+    tables = html.split('<table class="board" data-metric="')[1:]
+    cifar10 = {table.split('"', 1)[0]: board_rows(table) for table in tables[:4]}
+    assert set(cifar10) == set(LEADERBOARD_METRICS)
+    for metric, rows in cifar10.items():
+        assert rows == api_board(client, metric)[:5]
+
+
+@pytest.mark.parametrize("metric", list(LEADERBOARD_METRICS))
+def test_task_page_lists_the_whole_board_in_the_api_order(client, sample, metric):
+    rows = board_rows(client.get(f"/tasks/cifar10/?metric={metric}").content.decode())
+
+    assert rows == api_board(client, metric)
+
+
+def test_task_page_sorts_by_a_column_both_ways(client, sample):
+    ascending = board_rows(client.get("/tasks/cifar10/?sort=date&order=asc").content.decode())
+    descending = board_rows(client.get("/tasks/cifar10/?sort=date&order=desc").content.decode())
+
+    dates = dict(Entry.objects.values_list("id", "date"))
+    assert [dates[row[0]] for row in ascending] == sorted(dates[row[0]] for row in ascending)
+    assert [dates[row[0]] for row in descending] == sorted((dates[row[0]] for row in descending), reverse=True)
+
+
+def test_task_page_filters_by_hardware_and_keeps_board_ranks(client, sample):
+    everything = api_board(client, "training-time")
+
+    rows = board_rows(client.get("/tasks/cifar10/?hardware=k80").content.decode())
+
+    k80 = set(Entry.objects.filter(hardware__icontains="k80").values_list("id", flat=True))
+    assert rows and {row[0] for row in rows} == k80 & {row[0] for row in everything}
+    assert rows == [row for row in everything if row[0] in k80]
+
+
+def test_task_page_filters_by_framework_and_date_range(client, sample):
+    rows = board_rows(
+        client.get("/tasks/cifar10/?framework=tensorflow&date_from=2017-10-11&date_to=2017-12-31").content.decode()
+    )
+
+    expected = Entry.objects.filter(
+        track="train", framework__icontains="tensorflow", date__range=("2017-10-11", "2017-12-31")
+    )
+    assert len(rows) == expected.count() == 7
+    assert {row[0] for row in rows} == set(expected.values_list("id", flat=True))
+
+
+def test_task_page_as_of_shows_the_board_as_it_stood(client, sample):
+    rows = board_rows(client.get("/tasks/cifar10/?as_of=2018-04-30").content.decode())
+
+    dates = dict(Entry.objects.values_list("id", "date"))
+    assert rows and all(str(dates[row[0]]) <= "2018-04-30" for row in rows)
+    assert [row[1] for row in rows] == list(range(1, len(rows) + 1))  # ranked among that day's entries
+    assert len(rows) < len(api_board(client, "training-time"))
+
+
+def test_task_page_paginates(client, sample, monkeypatch):
+    monkeypatch.setattr(views, "PAGE_SIZE", 10)
+
+    pages = [board_rows(client.get(f"/tasks/cifar10/?page={number}").content.decode()) for number in (1, 2, 3, 4)]
+
+    assert [len(page) for page in pages] == [10, 10, 10, 1]
+    assert [row for page in pages for row in page] == api_board(client, "training-time")
+
+
+def test_task_page_ignores_a_bad_filter_and_says_so(client, sample):
+    response = client.get("/tasks/cifar10/?date_from=yesterday")
+
+    assert response.status_code == 200
+    assert len(board_rows(response.content.decode())) == 31
+    assert "were not understood" in response.content.decode()
+
+
+def test_unknown_task_page_is_a_404(client, db):
+    assert client.get("/tasks/mnist/").status_code == 404
+
+
+def test_csv_export_is_exactly_the_filtered_view(client, sample):
+    query = "metric=training-cost&hardware=v100&sort=date&order=desc"
+    rows = board_rows(client.get(f"/tasks/cifar10/?{query}").content.decode())
+
+    response = client.get(f"/tasks/cifar10/export.csv?{query}")
+
+    lines = list(csv.reader(io.StringIO(response.content.decode())))
+    assert response["Content-Disposition"] == 'attachment; filename="dawnboard-cifar10-training-cost.csv"'
+    assert lines[0] == [
+        "rank",
+        "value",
+        "unit",
+        "model",
+        "team",
+        "hardware",
+        "framework",
+        "date",
+        "entry_id",
+        "code_url",
+    ]
+    assert [(int(line[8]), int(line[0]), float(line[1])) for line in lines[1:]] == rows
+
+
+def test_json_export_is_exactly_the_filtered_view(client, sample):
+    rows = board_rows(client.get("/tasks/cifar10/?metric=inference-latency&framework=pytorch").content.decode())
+
+    document = client.get("/tasks/cifar10/export.json?metric=inference-latency&framework=pytorch").json()
+
+    assert (document["task"], document["metric"], document["unit"]) == ("cifar10", "inference-latency", "milliseconds")
+    assert [(row["entry_id"], row["rank"], row["value"]) for row in document["results"]] == rows
+
+
+def test_csv_export_neutralises_formulas_in_submitted_text(client, submit_file):
+    submit_file(model='=HYPERLINK("http://evil.example")', author="@team", hardware="+1 V100")
+
+    line = list(csv.reader(io.StringIO(client.get("/tasks/cifar10/export.csv").content.decode())))[1]
+
+    assert line[3:6] == ['\'=HYPERLINK("http://evil.example")', "'@team", "'+1 V100"]
+
+
+def test_entry_page_shows_what_was_claimed_and_what_was_recomputed(client, sample):
+    entry = Entry.objects.get(source_name="basenet")
+    detail = client.get(f"/api/v1/entries/{entry.id}/").json()
+
+    html = client.get(f"/entries/{entry.id}/").content.decode()
+
+    seconds = float(re.search(r'id="time-to-accuracy" data-seconds="([^"]+)"', html).group(1))
+    assert seconds == detail["results"]["time_to_accuracy_seconds"]
+    assert "0:05:41" in html  # 340.63 s as h:mm:ss
+    assert "line 32, epoch 30" in html
+    assert "3.06 USD/h" in html and f"{entry.training_cost_usd.normalize()} USD" in html
+    assert html.count('class="curve"') == 1 and html.count('<tr><td class="num">') == 40
+
+
+def test_entry_page_links_the_files_exactly_as_submitted(client, sample, sample_dir):
+    entry = Entry.objects.get(source_name="KRes34_1GTX1080Ti_pytorch")
+
+    html = client.get(f"/entries/{entry.id}/").content.decode()
+    log = client.get(f"/entries/{entry.id}/files/log/")
+
+    assert f"/entries/{entry.id}/files/log/" in html and f"/entries/{entry.id}/files/entry/" in html
+    assert log["Content-Disposition"].startswith("attachment")
+    assert log.content == (sample_dir / "CIFAR10" / "train" / "KRes34_1GTX1080Ti_pytorch.tsv").read_bytes()
+    assert "byte_order_mark" in html and "crlf_line_endings" in html
+
+
+def test_entry_page_of_an_inference_entry_shows_its_cost_arithmetic(client, sample):
+    entry = Entry.objects.get(source_name="dawn_resnet56_1k80-ec2_pytorch")
+
+    html = client.get(f"/entries/{entry.id}/").content.decode()
+
+    assert "2.4460776946225e-06 USD per item" in html
+    assert f"{entry.inference_cost_usd_per_10k.normalize()} USD per 10,000 items" in html
+
+
+def test_an_unknown_entry_is_a_404_page(client, db):
+    response = client.get("/entries/99999999/")
+
+    assert response.status_code == 404
+    assert "Not found" in response.content.decode()
+
+
+def test_an_unknown_file_of_an_entry_is_a_404(client, sample):
+    entry = Entry.objects.filter(track="inference").first()
+
+    assert client.get(f"/entries/{entry.id}/files/log/").status_code == 404
+
+
+def test_charts_page_lists_the_pareto_front_of_time_and_cost(client, sample):
+    html = client.get("/tasks/cifar10/charts/").content.decode()
+
+    front = html.split('<table class="pareto">')[1].split("</table>")[0]
+    models = re.findall(r'<a href="/entries/(\d+)/">', front)
+    expected = Entry.objects.filter(
+        source_name__in=["BAIDU-USA-GAIT_BaiduNet9P_8GV100_pytorch", "BAIDU-USA-GAIT_BaiduNet9_1GV100_pytorch"]
+    )
+    assert sorted(int(entry_id) for entry_id in models) == sorted(entry.id for entry in expected)
+    assert 'id="figure-time-cost"' in html and 'id="figure-latency-cost"' in html
+
+
+def test_charts_page_as_of_leaves_out_later_entries(client, sample):
+    html = client.get("/tasks/cifar10/charts/?as_of=2017-12-31").content.decode()
+
+    records = html.split('id="record-training-time"')[1].split("</table>")[0]
+    assert "2017-10-11" in records and "2018-" not in records
+
+
+def test_compare_overlays_the_curves_and_tables_of_the_entries(client, sample):
+    first, second = Entry.objects.filter(track="train").order_by("id")[:2]
+
+    html = client.get(f"/compare/?entries={first.id},{second.id},999999").content.decode()
+
+    figure = json.loads(
+        re.search(r'<script id="figure-compare" type="application/json">(.*?)</script>', html, re.S).group(1)
+    )
+    curves = [trace for trace in figure["data"] if not trace["name"].endswith("reached the threshold")]
+    assert len(curves) == 2
+    assert f'href="/entries/{first.id}/">#{first.id}' in html and f'href="/entries/{second.id}/">#{second.id}' in html
+
+
+def test_submit_page_lists_every_error_code_and_threshold(client, db):
+    html = client.get("/submit/").content.decode()
+
+    assert all(f"<code>{code}</code>" in html for code in ErrorCode)
+    assert all(f"<code>{code}</code>" in html for code in WarningCode)
+    assert "&ge; 94" in html and "&ge; 93" in html and "&ge; 0.75" in html
+    assert 'href="/api/docs/"' in html
+
+
+def test_every_code_has_a_description():
+    assert set(ERROR_DESCRIPTIONS) == set(ErrorCode)
+    assert set(WARNING_DESCRIPTIONS) == set(WarningCode)
+
+
+@pytest.mark.parametrize("page", ["/", "/tasks/cifar10/", "entry", "/tasks/cifar10/charts/", "compare"])
+def test_user_text_is_escaped_everywhere(client, submit_file, page):
+    entry = submit_file(author=HOSTILE_AUTHOR, model=HOSTILE_AUTHOR, costPerHour=1.0)
+    url = {"entry": f"/entries/{entry.id}/", "compare": f"/compare/?entries={entry.id}"}.get(page, page)
+
+    html = client.get(url).content.decode()
+
+    assert HOSTILE_AUTHOR not in html
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html or "\\u003Cscript\\u003E" in html
