@@ -43,7 +43,7 @@ def _free_port() -> int:
 
 
 @pytest.fixture(scope="module")
-def stack():
+def stack(tmp_path_factory):
     for name, address in (("PostgreSQL", POSTGRES), ("Redis", REDIS)):
         if not _reachable(address):
             pytest.skip(f"{name} is not running on {address[0]}:{address[1]}; this test needs the real service")
@@ -61,12 +61,14 @@ def stack():
         "CELERY_BROKER_URL": f"redis://{REDIS[0]}:{REDIS[1]}/15",
         "CELERY_QUEUE": database,  # a queue of its own: nothing stale from another run is consumed
         "ALLOWED_HOSTS": "127.0.0.1",
+        "STATIC_ROOT": str(tmp_path_factory.mktemp("static")),
         "PYTHONPATH": str(ROOT),
     }
     processes: list[subprocess.Popen] = []
     try:
         manage = [sys.executable, str(ROOT / "manage.py")]
         subprocess.run([*manage, "migrate", "--noinput", "-v0"], env=env, check=True, cwd=ROOT, timeout=120)
+        subprocess.run([*manage, "collectstatic", "--noinput", "-v0"], env=env, check=True, cwd=ROOT, timeout=300)
         created = subprocess.run(
             [*manage, "create_submitter", "e2e-team", "--email", "e2e@example.org", "--json"],
             env=env,
@@ -166,6 +168,18 @@ def test_the_leaderboard_is_served_from_postgresql(stack):
 
     assert status == 200
     assert "pg-model" in [row["model"] for row in board["results"]]
+
+
+def test_gunicorn_serves_the_pages_and_plotly_through_whitenoise(stack):
+    base_url, _, _ = stack
+
+    with urllib.request.urlopen(f"{base_url}/tasks/cifar10/", timeout=30) as page:
+        html = page.read().decode()
+    with urllib.request.urlopen(f"{base_url}/static/plotly/plotly.min.js", timeout=30) as script:
+        plotly_js = script.read()
+
+    assert page.status == 200 and "CIFAR10" in html
+    assert script.status == 200 and len(plotly_js) > 1_000_000
 
 
 def _post_submission(base_url: str, token: str, *, entry: bytes, log: bytes, task: str = "cifar10") -> tuple[int, dict]:
