@@ -22,7 +22,14 @@ run: install
 # then the database-facing tests again on PostgreSQL where one is running on 127.0.0.1:5432.
 POSTGRES_TEST_URL ?= postgres://postgres@127.0.0.1:5432/dawnboard
 
-test: install
+# The browser tests drive Debian's chromium (never a downloaded one): install it with apt where it is
+# missing and that is possible; otherwise those tests skip themselves with the reason.
+.PHONY: browser
+browser:
+	@command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) \
+		|| echo "chromium could not be installed: the browser tests will be skipped"
+
+test: install browser
 	$(PY) -m pytest
 	@if $(PY) -c "import socket; socket.create_connection(('127.0.0.1', 5432), 1)" 2>/dev/null; then \
 		echo "== the API and command tests again, on PostgreSQL"; \

@@ -14,8 +14,14 @@ import plotly.graph_objects as go
 
 from leaderboard.analysis import pareto_front, record_progression
 
+AXIS = {"gridcolor": "#e6e6e6", "zerolinecolor": "#cccccc", "linecolor": "#999999", "showline": True}
 LAYOUT = {
-    "template": "plotly_white",
+    # No named template: plotly_white alone costs ~20 ms per figure and 7 KB of JSON; these few keys are the look.
+    "template": "none",
+    "colorway": ["#3b6fb6", "#d1495b", "#edae49", "#00798c", "#66a182", "#8d6a9f", "#2e4057", "#c47c35"],
+    "font": {"family": "system-ui, sans-serif", "size": 13},
+    "xaxis": AXIS,
+    "yaxis": AXIS,
     "margin": {"l": 60, "r": 20, "t": 40, "b": 50},
     "height": 420,
     "legend": {"orientation": "h", "y": -0.2},

@@ -214,7 +214,7 @@ class CurvePoint(models.Model):
     metric = models.FloatField()
 
     class Meta:
-        ordering = ["entry", "position"]
+        ordering = ["entry_id", "position"]
         constraints = [
             models.UniqueConstraint(fields=["entry", "position"], name="unique_curve_position"),
             models.CheckConstraint(condition=Q(hours__gte=0), name="curve_hours_not_negative"),
@@ -222,3 +222,16 @@ class CurvePoint(models.Model):
 
     def __str__(self) -> str:
         return f"{self.hours:g} h: {self.metric:g}"
+
+
+class BoardGeneration(models.Model):
+    """A counter bumped in the same transaction as any change to an entry or a task version.
+
+    Cached pages are keyed by it, so a new or withdrawn entry retires every cached page at once,
+    in every process, with no cache-wide delete.
+    """
+
+    value = models.PositiveBigIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"board generation {self.value}"

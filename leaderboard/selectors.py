@@ -47,6 +47,11 @@ def leaderboard_entries(*, task_slug: str, metric_slug: str, as_of: datetime.dat
     version = TaskVersion.objects.filter(task__slug=task_slug, is_current=True).first()
     if version is None:
         raise UnknownLeaderboard("unknown_task", f"Unknown task '{task_slug}'.")
+    return _board(version=version, metric_slug=metric_slug, as_of=as_of)
+
+
+def _board(*, version: TaskVersion, metric_slug: str, as_of: datetime.date | None = None) -> QuerySet[Entry]:
+    metric = LEADERBOARD_METRICS[metric_slug]
     entries = (
         Entry.objects.accepted()
         .filter(task_version=version, track=metric.track, accuracy__gte=version.threshold)
@@ -90,7 +95,7 @@ def entries_list() -> QuerySet[Entry]:
 
 def entry_detail(*, entry_id: int) -> Entry:
     return (
-        Entry.objects.select_related("task", "task_version", "submission")
+        Entry.objects.select_related("task", "task_version__task", "submission")
         .prefetch_related("curve", Prefetch("submission__files", queryset=SubmittedFile.objects.defer("content")))
         .get(id=entry_id)
     )
@@ -110,7 +115,7 @@ def home_boards(*, rows_per_board: int) -> list[dict]:
     for version in current_task_versions():
         task_boards = []
         for slug, metric in LEADERBOARD_METRICS.items():
-            top = leaderboard_entries(task_slug=version.task.slug, metric_slug=slug)[:rows_per_board]
+            top = _board(version=version, metric_slug=slug).only(*ROW_FIELDS, metric.field)[:rows_per_board]
             rows = board_row_dicts(top, ranks=None, value_field=metric.field)
             task_boards.append({"metric": metric, "unit": metric.unit, "results": rows})
         boards.append({"task": version.task, "version": version, "boards": task_boards})
@@ -142,18 +147,22 @@ class BoardRows:
     """The entries of a filtered, sorted board, and each one's rank on the whole board."""
 
     entries: QuerySet[Entry]
-    ranks: dict[int, int]
+    ranks: dict[int, int] | None  # None: the rows are the board itself, in rank order
     value_field: str
 
 
 def board_rows(*, task_slug: str, view: BoardView) -> BoardRows:
     """A task's board as the reader filtered and sorted it; ranks stay those of the unfiltered board.
 
-    Two queries whatever the board's size: the ranked ids, and (when evaluated, or paginated) the rows.
+    A bounded number of queries whatever the board's size: the rows (counted and sliced by the
+    paginator) and, only for a filtered or re-sorted view, the ranked ids of the whole board.
     """
     board = leaderboard_entries(task_slug=task_slug, metric_slug=view.metric, as_of=view.as_of)
     value_field = LEADERBOARD_METRICS[view.metric].field
-    ranks = {entry_id: rank for rank, entry_id in enumerate(board.values_list("id", flat=True), start=1)}
+    filtered = view.framework or view.hardware or view.date_from or view.date_to
+    ranks = None
+    if filtered or view.sort != "rank" or view.descending:
+        ranks = {entry_id: rank for rank, entry_id in enumerate(board.values_list("id", flat=True), start=1)}
     entries = board
     if view.framework:
         entries = entries.filter(framework__icontains=view.framework)
@@ -168,7 +177,7 @@ def board_rows(*, task_slug: str, view: BoardView) -> BoardRows:
         entries = entries.order_by(F(column).desc() if view.descending else F(column).asc(), F(value_field).asc(), "id")
     elif view.descending:
         entries = entries.reverse()
-    return BoardRows(entries=entries, ranks=ranks, value_field=value_field)
+    return BoardRows(entries=entries.only(*ROW_FIELDS, value_field), ranks=ranks, value_field=value_field)
 
 
 def task_frameworks(*, task_slug: str) -> list[str]:
@@ -206,8 +215,11 @@ def current_task_versions() -> QuerySet[TaskVersion]:
     return TaskVersion.objects.filter(is_current=True).select_related("task").order_by("task__slug")
 
 
-def board_row_dicts(entries, *, ranks: dict[int, int] | None, value_field: str) -> list[dict]:
-    """Board rows for pages and exports; without `ranks`, the entries' order is their rank."""
+ROW_FIELDS = ("id", "model", "author", "hardware", "framework", "date", "code_url")
+
+
+def board_row_dicts(entries, *, ranks: dict[int, int] | None, value_field: str, first_rank: int = 1) -> list[dict]:
+    """Board rows for pages and exports; without `ranks`, the entries' order is their rank from `first_rank`."""
     return [
         {
             "rank": ranks.get(entry.id) if ranks is not None else position,
@@ -220,5 +232,5 @@ def board_row_dicts(entries, *, ranks: dict[int, int] | None, value_field: str) 
             "date": entry.date,
             "code_url": entry.code_url,
         }
-        for position, entry in enumerate(entries, start=1)
+        for position, entry in enumerate(entries, start=first_rank)
     ]

@@ -16,6 +16,7 @@ from leaderboard.forms import AsOfForm, BoardForm, CompareForm
 from leaderboard.ingest.errors import ERROR_DESCRIPTIONS, WARNING_DESCRIPTIONS
 from leaderboard.metrics import LEADERBOARD_METRICS
 from leaderboard.models import Entry, SubmittedFile, TaskVersion
+from leaderboard.page_cache import cached_page
 
 PAGE_SIZE = 50
 BOARD_COLUMNS = [
@@ -25,10 +26,12 @@ BOARD_COLUMNS = [
 EXPORT_COLUMNS = ["rank", "value", "unit", "model", "team", "hardware", "framework", "date", "entry_id", "code_url"]
 
 
+@cached_page
 def home(request):
     return render(request, "leaderboard/home.html", {"tasks": selectors.home_boards(rows_per_board=5)})
 
 
+@cached_page
 def task_detail(request, slug: str):
     version = _current_version(slug)
     form = BoardForm(request.GET)
@@ -43,7 +46,9 @@ def task_detail(request, slug: str):
         "metric": LEADERBOARD_METRICS[view.metric],
         "metrics": LEADERBOARD_METRICS.values(),
         "page": page,
-        "rows": selectors.board_row_dicts(page.object_list, ranks=rows.ranks, value_field=rows.value_field),
+        "rows": selectors.board_row_dicts(
+            page.object_list, ranks=rows.ranks, value_field=rows.value_field, first_rank=page.start_index()
+        ),
         "frameworks": selectors.task_frameworks(task_slug=slug),
         "query": _query_without(request, "page"),
         "sort_query": _query_without(request, "page", "sort", "order"),
@@ -52,6 +57,7 @@ def task_detail(request, slug: str):
     return render(request, "leaderboard/task.html", context)
 
 
+@cached_page
 def task_export(request, slug: str, file_format: str):
     version = _current_version(slug)
     view = BoardForm(request.GET).board_view()
@@ -78,6 +84,7 @@ def task_export(request, slug: str, file_format: str):
     return response
 
 
+@cached_page
 def entry_detail(request, pk: int):
     try:
         entry = selectors.entry_detail(entry_id=pk)
@@ -111,6 +118,7 @@ def entry_file(request, pk: int, role: str):
     return response
 
 
+@cached_page
 def task_charts(request, slug: str):
     version = _current_version(slug)
     form = AsOfForm(request.GET)
@@ -152,6 +160,7 @@ def task_charts(request, slug: str):
     return render(request, "leaderboard/charts.html", context)
 
 
+@cached_page
 def compare(request):
     form = CompareForm(request.GET)
     entries = selectors.entries_for_comparison(entry_ids=form.entry_ids())
@@ -166,6 +175,7 @@ def compare(request):
     return render(request, "leaderboard/compare.html", context)
 
 
+@cached_page
 def submit_help(request):
     context = {
         "versions": selectors.current_task_versions(),

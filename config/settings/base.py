@@ -77,6 +77,11 @@ STORAGES = {
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},
 }
 
+# The public pages are cached whole until the board changes (leaderboard/page_cache.py). Behind several
+# gunicorn workers, point CACHE_URL at Redis (e.g. redis://127.0.0.1:6379/1) so they share one cache.
+CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://dawnboard")}
+PAGE_CACHE_SECONDS = env.int("PAGE_CACHE_SECONDS", default=600)
+
 # Uploads: a training log can be tens of MB; past this it is refused with `file_too_large`.
 SUBMISSION_MAX_FILE_BYTES = env.int("SUBMISSION_MAX_FILE_BYTES", default=64 * 1024 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024  # non-file fields only

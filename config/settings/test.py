@@ -16,3 +16,4 @@ STORAGES = {
 LOGGING = {"version": 1, "disable_existing_loggers": False}
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True
+PAGE_CACHE_SECONDS = 0  # tests see every page rendered; tests of the cache turn it on themselves

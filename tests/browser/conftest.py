@@ -1,0 +1,172 @@
+"""Browser fixtures: Debian's chromium, driven by Playwright, against pytest-django's live server.
+
+Never downloads a browser: without /usr/bin/chromium (test_pages skips itself), or when Playwright cannot
+launch it, every test is skipped with the reason.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+CHROMIUM = Path("/usr/bin/chromium")
+LAUNCH_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screenshots"
+TIMEOUT_MS = 10_000
+HOSTILE_AUTHOR = "<script>alert(1)</script>"
+# Fixtures that write to the database; `browser` sets them up before it starts (see its docstring).
+DATA_FIXTURES = ("board", "hostile_entry_id")
+# Once chromium has failed to launch, the other tests skip at once with the same reason.
+_launch_failure: list[str] = []
+
+
+@dataclass
+class Board:
+    """The ids of the imported DAWNBench sample's accepted CIFAR10 entries, in id order."""
+
+    train_ids: list[int]
+    inference_ids: list[int]
+
+
+@dataclass
+class Watch:
+    """What a page did besides rendering: console errors, script errors, requests, dialogs."""
+
+    console_errors: list[str] = field(default_factory=list)
+    page_errors: list[str] = field(default_factory=list)
+    failed_requests: list[str] = field(default_factory=list)
+    error_responses: list[str] = field(default_factory=list)
+    requests: list[str] = field(default_factory=list)
+    dialogs: list[str] = field(default_factory=list)
+
+    def attach(self, page) -> None:
+        page.on("console", self._console)
+        page.on("pageerror", lambda error: self.page_errors.append(str(error)))
+        page.on("request", lambda request: self.requests.append(request.url))
+        page.on("requestfailed", lambda request: self.failed_requests.append(f"{request.url}: {request.failure}"))
+        page.on(
+            "response",
+            lambda response: (
+                response.status >= 400 and self.error_responses.append(f"{response.status} {response.url}")
+            ),
+        )
+        page.on("dialog", self._dialog)
+
+    def _console(self, message) -> None:
+        if message.type == "error":
+            self.console_errors.append(f"{message.text} ({message.location.get('url')})")
+
+    def _dialog(self, dialog) -> None:
+        self.dialogs.append(f"{dialog.type}: {dialog.message}")
+        dialog.dismiss()
+
+    def take_problems(self) -> dict[str, list[str]]:
+        """What went wrong since the last call, by kind; the lists start again empty."""
+        found = {
+            "console errors": self.console_errors,
+            "page errors": self.page_errors,
+            "failed requests": self.failed_requests,
+            "responses >= 400": self.error_responses,
+        }
+        problems = {name: list(items) for name, items in found.items() if items}
+        for items in found.values():
+            items.clear()
+        return problems
+
+
+@pytest.fixture
+def browser(request, live_server):
+    """A headless chromium for one test, started once the test's data is in the database.
+
+    While Playwright's sync API is started it marks an event loop as running on this thread, and Django
+    then treats the thread as async: it refuses ORM calls and hands out a different, context-local
+    database connection. So every data fixture the test asks for is set up first, and Playwright stops
+    before pytest-django flushes the database.
+    """
+    if _launch_failure:
+        pytest.skip(_launch_failure[0])
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed")
+    for name in DATA_FIXTURES:
+        if name in request.fixturenames:
+            request.getfixturevalue(name)
+    playwright = None
+    try:
+        playwright = sync_api.sync_playwright().start()
+        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=LAUNCH_ARGS)
+    except Exception as error:  # whatever stops the launch, its reason is reported
+        if playwright is not None:
+            playwright.stop()
+        _launch_failure.append(f"playwright cannot launch {CHROMIUM}: {str(error).strip().splitlines()[0]}")
+        pytest.skip(_launch_failure[0])
+    try:
+        yield launched
+        launched.close()
+    finally:
+        playwright.stop()
+
+
+@pytest.fixture
+def watch() -> Watch:
+    return Watch()
+
+
+@pytest.fixture
+def page(browser, live_server, watch):
+    """A page in a fresh context, with JavaScript, recording what it does into `watch`."""
+    context = browser.new_context(base_url=live_server.url, accept_downloads=True)
+    context.set_default_timeout(TIMEOUT_MS)
+    opened = context.new_page()
+    watch.attach(opened)
+    yield opened
+    context.close()
+
+
+@pytest.fixture
+def page_without_javascript(browser, live_server):
+    context = browser.new_context(base_url=live_server.url, java_script_enabled=False)
+    context.set_default_timeout(TIMEOUT_MS)
+    yield context.new_page()
+    context.close()
+
+
+@pytest.fixture
+def board(transactional_db, sample_dir) -> Board:
+    """The real DAWNBench CIFAR10 sample, imported through the management command."""
+    from leaderboard.models import Entry
+
+    call_command("import_dawnbench", str(sample_dir), stdout=StringIO())
+    entries = Entry.objects.filter(task__slug="cifar10", status=Entry.Status.ACCEPTED).order_by("id")
+    return Board(
+        train_ids=list(entries.filter(track="train").values_list("id", flat=True)),
+        inference_ids=list(entries.filter(track="inference").values_list("id", flat=True)),
+    )
+
+
+@pytest.fixture
+def hostile_entry_id(board, tmp_path) -> int:
+    """A training entry whose author is a script element, submitted through the management command."""
+    from leaderboard.models import Entry
+    from tests.factories import entry_bytes, training_log
+
+    entry_path, log_path = tmp_path / "entry.json", tmp_path / "log.tsv"
+    entry_path.write_bytes(entry_bytes(author=HOSTILE_AUTHOR))
+    log_path.write_bytes(training_log())
+    call_command("submit", "--task", "cifar10", "--track", "train", str(entry_path), str(log_path), stdout=StringIO())
+    return Entry.objects.get(author=HOSTILE_AUTHOR).id
+
+
+@pytest.fixture
+def screenshots() -> Path:
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    return SCREENSHOTS
