@@ -14,7 +14,7 @@ def pareto_front(frame: pd.DataFrame, *, x: str, y: str) -> pd.Series:
     if frame.empty:
         return pd.Series(dtype=bool, index=frame.index)
     order = frame.sort_values([x, y], kind="stable")
-    best_so_far = order[y].cummin().shift(fill_value=float("inf"))
+    best_so_far = order[y].astype(float).cummin().shift(fill_value=float("inf"))
     on_front = order[y] < best_so_far
     return on_front.reindex(frame.index)
 
@@ -30,7 +30,7 @@ def record_progression(frame: pd.DataFrame, *, value: str, date: str) -> pd.Data
         date, counting that row) and `is_record` (the row beat every earlier one).
     """
     ordered = frame.sort_values(date, kind="stable").copy()
-    previous_best = ordered[value].cummin().shift(fill_value=float("inf"))
+    previous_best = ordered[value].astype(float).cummin().shift(fill_value=float("inf"))
     ordered["best"] = ordered[value].cummin()
     ordered["is_record"] = ordered[value] < previous_best
     return ordered
