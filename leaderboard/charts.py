@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import pandas as pd
 import plotly.graph_objects as go
 
-from leaderboard.analysis import pareto_front, record_progression
+from leaderboard.analysis import pareto_front
 
 AXIS = {"gridcolor": "#e6e6e6", "zerolinecolor": "#cccccc", "linecolor": "#999999", "showline": True}
 LAYOUT = {
@@ -127,13 +127,12 @@ def latency_cost_figure(frame: pd.DataFrame) -> go.Figure:
     return figure
 
 
-def record_figure(frame: pd.DataFrame, *, value_label: str) -> go.Figure:
+def record_figure(progression: pd.DataFrame, *, value_label: str) -> go.Figure:
     """The best value by date (a step line) and the entries that set each record.
 
     Args:
-        frame: columns `date`, `value`, `label`.
+        progression: `analysis.record_progression` of entries with `date`, `value` and `label` columns.
     """
-    progression = record_progression(frame, value="value", date="date")
     records = progression[progression["is_record"]]
     figure = go.Figure(layout={**LAYOUT, "title": f"Record {value_label.lower()} over time"})
     figure.add_trace(

@@ -5,8 +5,10 @@ from __future__ import annotations
 import datetime
 from dataclasses import dataclass
 
+import pandas as pd
 from django.db.models import F, Prefetch, QuerySet
 
+from leaderboard.charts import plotly_text
 from leaderboard.ingest import TaskRules
 from leaderboard.metrics import LEADERBOARD_METRICS
 from leaderboard.models import Entry, Submission, SubmittedFile, TaskVersion
@@ -186,15 +188,26 @@ def task_frameworks(*, task_slug: str) -> list[str]:
     return list(frameworks.distinct().order_by("framework")[:200])
 
 
-def chart_frames(*, task_slug: str, as_of: datetime.date | None = None) -> dict[str, list[dict]]:
-    """Per metric, the board's entries as plain rows (id, label, date, value) for the charts page."""
+def chart_frames(*, task_slug: str, as_of: datetime.date | None = None) -> dict[str, pd.DataFrame]:
+    """Per metric, the board's entries as a frame for the charts page.
+
+    Columns: id, model, author, hardware, date, value (in the board's unit), label (for hover text,
+    escaped), hours, cost_usd, latency_ms, cost_usd_per_10k (absent figures are NaN).
+    """
+    fields = ("id", "model", "author", "hardware", "date", "time_to_accuracy_seconds", "training_cost_usd")
+    fields += ("latency_ms", "inference_cost_usd_per_10k")
     frames = {}
     for slug, metric in LEADERBOARD_METRICS.items():
-        rows = leaderboard_entries(task_slug=task_slug, metric_slug=slug, as_of=as_of).values(
-            "id", "model", "author", "date", "time_to_accuracy_seconds", "training_cost_usd", "latency_ms",
-            "inference_cost_usd_per_10k", "hardware",
-        )  # fmt: skip
-        frames[slug] = [{**row, "value": float(row[metric.field])} for row in rows]
+        rows = list(leaderboard_entries(task_slug=task_slug, metric_slug=slug, as_of=as_of).values(*fields))
+        frame = pd.DataFrame(rows, columns=list(fields))
+        labels = frame["model"] + " (" + frame["author"] + ", " + frame["hardware"] + ")"
+        frames[slug] = frame.assign(
+            value=pd.to_numeric(frame[metric.field], errors="coerce").astype(float),
+            label=labels.map(plotly_text),
+            hours=pd.to_numeric(frame["time_to_accuracy_seconds"], errors="coerce") / 3600,
+            cost_usd=pd.to_numeric(frame["training_cost_usd"], errors="coerce").astype(float),
+            cost_usd_per_10k=pd.to_numeric(frame["inference_cost_usd_per_10k"], errors="coerce").astype(float),
+        )
     return frames
 
 

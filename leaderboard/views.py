@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 
-import pandas as pd
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
@@ -123,36 +122,25 @@ def task_charts(request, slug: str):
     version = _current_version(slug)
     form = AsOfForm(request.GET)
     frames = selectors.chart_frames(task_slug=slug, as_of=form.as_of_date())
-    training = pd.DataFrame(frames["training-cost"])
-    inference = pd.DataFrame(frames["inference-cost"])
     sections = []
-    if not training.empty:
-        training = training.assign(
-            hours=training["time_to_accuracy_seconds"] / 3600,
-            cost_usd=training["training_cost_usd"].astype(float),
-            label=_labels(training),
-        )
-        sections.append(_pareto_section("time-cost", charts.time_cost_figure(training), training, "hours", "cost_usd"))
-    if not inference.empty and inference["latency_ms"].notna().any():
-        inference = inference[inference["latency_ms"].notna()].assign(
-            cost_usd_per_10k=lambda f: f["inference_cost_usd_per_10k"].astype(float), label=_labels
-        )
-        sections.append(
-            _pareto_section(
-                "latency-cost", charts.latency_cost_figure(inference), inference, "latency_ms", "cost_usd_per_10k"
-            )
-        )
+    for name, metric, x, y, figure in (
+        ("time-cost", "training-cost", "hours", "cost_usd", charts.time_cost_figure),
+        ("latency-cost", "inference-cost", "latency_ms", "cost_usd_per_10k", charts.latency_cost_figure),
+    ):
+        frame = frames[metric].dropna(subset=[x, y])
+        if not frame.empty:
+            front = frame[pareto_front(frame, x=x, y=y)].sort_values(x)
+            sections.append({"name": name, "figure": _figure_data(figure(frame)), "front": front.to_dict("records")})
     records = []
-    for slug_, metric in LEADERBOARD_METRICS.items():
-        frame = pd.DataFrame(frames[slug_])
-        if frame.empty:
+    for metric_slug, metric in LEADERBOARD_METRICS.items():
+        if frames[metric_slug].empty:
             continue
-        frame = frame.assign(label=_labels(frame))
-        progression = record_progression(frame, value="value", date="date")
+        progression = record_progression(frames[metric_slug], value="value", date="date")
+        figure = charts.record_figure(progression, value_label=f"{metric.label} ({metric.unit})")
         records.append(
             {
                 "metric": metric,
-                "figure": _figure_data(charts.record_figure(frame, value_label=f"{metric.label} ({metric.unit})")),
+                "figure": _figure_data(figure),
                 "records": progression[progression["is_record"]].to_dict("records"),
             }
         )
@@ -164,7 +152,9 @@ def task_charts(request, slug: str):
 def compare(request):
     form = CompareForm(request.GET)
     entries = selectors.entries_for_comparison(entry_ids=form.entry_ids())
+    # Curves share an axis only within one task version: the first training entry's decides.
     trained = [entry for entry in entries if entry.track == "train"]
+    trained = [entry for entry in trained if entry.task_version_id == trained[0].task_version_id]
     figure = None
     if trained:
         version = trained[0].task_version
@@ -230,15 +220,6 @@ def _comparison_rows(entries: list[Entry]) -> list[tuple[str, list]]:
         ("Accuracy", lambda e: e.accuracy),
     ]  # fmt: skip
     return [(label, [read(entry) for entry in entries]) for label, read in fields]
-
-
-def _pareto_section(name: str, figure, frame: pd.DataFrame, x: str, y: str) -> dict:
-    front = frame[pareto_front(frame, x=x, y=y)].sort_values(x)
-    return {"name": name, "figure": _figure_data(figure), "front": front.to_dict("records"), "x": x, "y": y}
-
-
-def _labels(frame: pd.DataFrame) -> pd.Series:
-    return (frame["model"] + " (" + frame["author"] + ", " + frame["hardware"] + ")").map(charts.plotly_text)
 
 
 def _figure_data(figure) -> dict | None:

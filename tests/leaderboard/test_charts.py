@@ -4,6 +4,7 @@ import datetime
 
 import pandas as pd
 
+from leaderboard.analysis import record_progression
 from leaderboard.charts import Curve, curve_figure, latency_cost_figure, plotly_text, record_figure, time_cost_figure
 
 
@@ -62,7 +63,9 @@ def test_record_figure_steps_through_the_best_value_by_date():
         }
     )
 
-    plotted = traces(record_figure(entries, value_label="Training time (seconds)"))
+    progression = record_progression(entries, value="value", date="date")
+
+    plotted = traces(record_figure(progression, value_label="Training time (seconds)"))
 
     assert list(plotted["best so far"]["y"]) == [100.0, 100.0, 20.0]
     assert list(plotted["new record"]["text"]) == ["first", "record"]
