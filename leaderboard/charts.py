@@ -65,65 +65,45 @@ def curve_figure(curves: list[Curve], *, threshold: float, metric_label: str) ->
     return figure
 
 
-def time_cost_figure(frame: pd.DataFrame) -> go.Figure:
-    """Training time against training cost, one point per entry, the Pareto front joined up.
+@dataclass(frozen=True)
+class Tradeoff:
+    """Two costs to plot against each other, lower better on both: the frame's columns and their titles."""
 
-    Args:
-        frame: columns `hours`, `cost_usd`, `label`.
-    """
-    figure = go.Figure(layout={**LAYOUT, "title": "Training time against training cost"})
-    figure.add_trace(
-        go.Scatter(
-            x=frame["hours"].tolist(),
-            y=frame["cost_usd"].tolist(),
-            mode="markers",
-            text=frame["label"].tolist(),
-            name="entries",
-        )
-    )
-    front = frame[pareto_front(frame, x="hours", y="cost_usd")].sort_values("hours")
-    figure.add_trace(
-        go.Scatter(
-            x=front["hours"].tolist(),
-            y=front["cost_usd"].tolist(),
-            mode="lines+markers",
-            text=front["label"].tolist(),
-            name="Pareto front",
-        )
-    )
-    figure.update_xaxes(title="training time (hours)", type="log")
-    figure.update_yaxes(title="training cost (USD)", type="log")
-    return figure
+    title: str
+    x: str
+    x_title: str
+    y: str
+    y_title: str
 
 
-def latency_cost_figure(frame: pd.DataFrame) -> go.Figure:
-    """Inference latency against inference cost, with the Pareto front.
+TIME_AGAINST_COST = Tradeoff(
+    "Training time against training cost", "hours", "training time (hours)", "cost_usd", "training cost (USD)"
+)
+LATENCY_AGAINST_COST = Tradeoff(
+    "Inference latency against inference cost",
+    "latency_ms",
+    "latency (ms per item)",
+    "cost_usd_per_10k",
+    "cost (USD per 10,000 items)",
+)
 
-    Args:
-        frame: columns `latency_ms`, `cost_usd_per_10k`, `label`.
-    """
-    figure = go.Figure(layout={**LAYOUT, "title": "Inference latency against inference cost"})
-    figure.add_trace(
-        go.Scatter(
-            x=frame["latency_ms"].tolist(),
-            y=frame["cost_usd_per_10k"].tolist(),
-            mode="markers",
-            text=frame["label"].tolist(),
-            name="entries",
+
+def tradeoff_figure(frame: pd.DataFrame, tradeoff: Tradeoff) -> go.Figure:
+    """One point per entry (log axes, hover text from `label`), the Pareto front joined up in x order."""
+    figure = go.Figure(layout={**LAYOUT, "title": tradeoff.title})
+    front = frame[pareto_front(frame, x=tradeoff.x, y=tradeoff.y)].sort_values(tradeoff.x)
+    for points, mode, name in ((frame, "markers", "entries"), (front, "lines+markers", "Pareto front")):
+        figure.add_trace(
+            go.Scatter(
+                x=points[tradeoff.x].tolist(),
+                y=points[tradeoff.y].tolist(),
+                mode=mode,
+                text=points["label"].tolist(),
+                name=name,
+            )
         )
-    )
-    front = frame[pareto_front(frame, x="latency_ms", y="cost_usd_per_10k")].sort_values("latency_ms")
-    figure.add_trace(
-        go.Scatter(
-            x=front["latency_ms"].tolist(),
-            y=front["cost_usd_per_10k"].tolist(),
-            mode="lines+markers",
-            text=front["label"].tolist(),
-            name="Pareto front",
-        )
-    )
-    figure.update_xaxes(title="latency (ms per item)", type="log")
-    figure.update_yaxes(title="cost (USD per 10,000 items)", type="log")
+    figure.update_xaxes(title=tradeoff.x_title, type="log")
+    figure.update_yaxes(title=tradeoff.y_title, type="log")
     return figure
 
 

@@ -123,14 +123,15 @@ def task_charts(request, slug: str):
     form = AsOfForm(request.GET)
     frames = selectors.chart_frames(task_slug=slug, as_of=form.as_of_date())
     sections = []
-    for name, metric, x, y, figure in (
-        ("time-cost", "training-cost", "hours", "cost_usd", charts.time_cost_figure),
-        ("latency-cost", "inference-cost", "latency_ms", "cost_usd_per_10k", charts.latency_cost_figure),
+    for name, metric, tradeoff in (
+        ("time-cost", "training-cost", charts.TIME_AGAINST_COST),
+        ("latency-cost", "inference-cost", charts.LATENCY_AGAINST_COST),
     ):
-        frame = frames[metric].dropna(subset=[x, y])
+        frame = frames[metric].dropna(subset=[tradeoff.x, tradeoff.y])
         if not frame.empty:
-            front = frame[pareto_front(frame, x=x, y=y)].sort_values(x)
-            sections.append({"name": name, "figure": _figure_data(figure(frame)), "front": front.to_dict("records")})
+            front = frame[pareto_front(frame, x=tradeoff.x, y=tradeoff.y)].sort_values(tradeoff.x)
+            figure = _figure_data(charts.tradeoff_figure(frame, tradeoff))
+            sections.append({"name": name, "figure": figure, "front": front.to_dict("records")})
     records = []
     for metric_slug, metric in LEADERBOARD_METRICS.items():
         if frames[metric_slug].empty:

@@ -5,7 +5,15 @@ import datetime
 import pandas as pd
 
 from leaderboard.analysis import record_progression
-from leaderboard.charts import Curve, curve_figure, latency_cost_figure, plotly_text, record_figure, time_cost_figure
+from leaderboard.charts import (
+    LATENCY_AGAINST_COST,
+    TIME_AGAINST_COST,
+    Curve,
+    curve_figure,
+    plotly_text,
+    record_figure,
+    tradeoff_figure,
+)
 
 
 def traces(figure) -> dict[str, dict]:
@@ -39,7 +47,7 @@ def test_time_cost_figure_joins_the_pareto_front_in_time_order():
         {"hours": [2.0, 1.0, 3.0], "cost_usd": [1.0, 5.0, 9.0], "label": ["cheap", "fast", "dominated"]}
     )
 
-    plotted = traces(time_cost_figure(entries))
+    plotted = traces(tradeoff_figure(entries, TIME_AGAINST_COST))
 
     assert len(plotted["entries"]["x"]) == 3
     assert list(plotted["Pareto front"]["text"]) == ["fast", "cheap"]
@@ -49,7 +57,7 @@ def test_time_cost_figure_joins_the_pareto_front_in_time_order():
 def test_latency_cost_figure_plots_every_entry_and_the_front():
     entries = pd.DataFrame({"latency_ms": [1.0, 2.0], "cost_usd_per_10k": [2.0, 1.0], "label": ["a", "b"]})
 
-    plotted = traces(latency_cost_figure(entries))
+    plotted = traces(tradeoff_figure(entries, LATENCY_AGAINST_COST))
 
     assert list(plotted["Pareto front"]["text"]) == ["a", "b"]
 
