@@ -12,6 +12,10 @@ from leaderboard.charts import plotly_text
 from leaderboard.ingest import TaskRules
 from leaderboard.metrics import LEADERBOARD_METRICS
 from leaderboard.models import Entry, Submission, SubmittedFile, TaskVersion
+from pricing.domain.cost import AS_SUBMITTED, COST_POLICIES
+from pricing.selectors import costs_under
+
+COST_METRICS = ("training-cost", "inference-cost")
 
 
 class UnknownLeaderboard(LookupError):
@@ -63,14 +67,25 @@ def _board(*, version: TaskVersion, metric_slug: str, as_of: datetime.date | Non
     return entries if as_of is None else entries.filter(date__lte=as_of)
 
 
-def leaderboard(*, task_slug: str, metric_slug: str, limit: int | None = None) -> dict:
-    """The leaderboard document shared by the `leaderboard` command and the API."""
+def leaderboard(*, task_slug: str, metric_slug: str, limit: int | None = None, cost_basis: str | None = None) -> dict:
+    """The leaderboard document shared by the `leaderboard` command and the API.
+
+    `cost_basis` ranks the cost boards by a pricing policy (see pricing.domain.cost); by default, and
+    always for time and latency, the entries' own figures rank them. The document then names it.
+    """
+    if cost_basis is not None and cost_basis not in COST_POLICIES:
+        known = ", ".join(COST_POLICIES)
+        raise UnknownLeaderboard("unknown_cost_basis", f"Unknown cost basis '{cost_basis}'; use one of: {known}.")
     entries = leaderboard_entries(task_slug=task_slug, metric_slug=metric_slug)
     metric = LEADERBOARD_METRICS[metric_slug]
-    if limit is not None:
-        entries = entries[:limit]
-    rows = entries.only("id", "source_name", "model", "author", "hardware", "framework", "date", metric.field)
-    return {
+    if cost_basis in (None, AS_SUBMITTED) or metric.slug not in COST_METRICS:
+        if limit is not None:
+            entries = entries[:limit]
+        rows = entries.only("id", "source_name", "model", "author", "hardware", "framework", "date", metric.field)
+        ranked = [(entry, float(getattr(entry, metric.field))) for entry in rows]
+    else:
+        ranked = _ranked_by_policy(task_slug=task_slug, metric_slug=metric_slug, cost_basis=cost_basis)[:limit]
+    document = {
         "task": task_slug,
         "metric": metric_slug,
         "unit": metric.unit,
@@ -79,16 +94,35 @@ def leaderboard(*, task_slug: str, metric_slug: str, limit: int | None = None) -
                 "rank": rank,
                 "entry_id": entry.id,
                 "source_name": entry.source_name,
-                "value": float(getattr(entry, metric.field)),
+                "value": value,
                 "model": entry.model,
                 "team": entry.author,
                 "hardware": entry.hardware,
                 "framework": entry.framework,
                 "date": entry.date.isoformat(),
             }
-            for rank, entry in enumerate(rows, start=1)
+            for rank, (entry, value) in enumerate(ranked, start=1)
         ],
     }
+    if cost_basis is not None:
+        document["cost_basis"] = cost_basis
+    return document
+
+
+def _ranked_by_policy(*, task_slug: str, metric_slug: str, cost_basis: str) -> list[tuple[Entry, float]]:
+    """Every entry of the metric's track that the policy can price, cheapest first, earlier date on ties.
+
+    An entry without a figure of its own can still be priced from the catalog, so the base is the
+    whole track, not the as-submitted board.
+    """
+    time_or_latency = "training-time" if metric_slug == "training-cost" else "inference-latency"
+    entries = leaderboard_entries(task_slug=task_slug, metric_slug=time_or_latency).select_related(
+        "hardware_match__instance__provider"
+    )
+    costs = costs_under(entries, cost_basis)
+    priced = [(entry, costs[entry.id]) for entry in entries if costs[entry.id] is not None]
+    priced.sort(key=lambda pair: (pair[1], pair[0].date, pair[0].id))
+    return [(entry, float(cost)) for entry, cost in priced]
 
 
 def entries_list() -> QuerySet[Entry]:
@@ -97,7 +131,7 @@ def entries_list() -> QuerySet[Entry]:
 
 def entry_detail(*, entry_id: int) -> Entry:
     return (
-        Entry.objects.select_related("task", "task_version__task", "submission")
+        Entry.objects.select_related("task", "task_version__task", "submission", "hardware_match__instance__provider")
         .prefetch_related("curve", Prefetch("submission__files", queryset=SubmittedFile.objects.defer("content")))
         .get(id=entry_id)
     )

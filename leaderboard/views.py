@@ -16,6 +16,7 @@ from leaderboard.ingest.errors import ERROR_DESCRIPTIONS, WARNING_DESCRIPTIONS
 from leaderboard.metrics import LEADERBOARD_METRICS
 from leaderboard.models import Entry, SubmittedFile, TaskVersion
 from leaderboard.page_cache import cached_page
+from pricing import selectors as pricing_selectors
 
 PAGE_SIZE = 50
 BOARD_COLUMNS = [
@@ -102,6 +103,10 @@ def entry_detail(request, pk: int):
         "curve": list(entry.curve.all()),
         "figure": _figure_data(figure),
         "claims": _claims(entry),
+        "costs": pricing_selectors.entry_costs(entry),
+        "price_warning": pricing_selectors.entry_price_warning(entry),
+        "footprint": pricing_selectors.entry_footprint(entry),
+        "match": pricing_selectors.entry_match(entry),
     }
     return render(request, "leaderboard/entry.html", context)
 

@@ -6,6 +6,7 @@ from rest_framework import serializers
 
 from leaderboard.models import CurvePoint, Entry, SubmittedFile, Task, TaskVersion
 from leaderboard.services import entry_results
+from pricing import selectors as pricing_selectors
 
 
 class SubmissionRequestSerializer(serializers.Serializer):
@@ -110,6 +111,12 @@ class SubmittedFileSerializer(serializers.ModelSerializer):
 
 class EntryDetailSerializer(EntrySerializer):
     curve = CurvePointSerializer(many=True, read_only=True)
+    cost_policies = serializers.SerializerMethodField(
+        help_text="The cost under every price policy, with its arithmetic."
+    )
+    price_warning = serializers.SerializerMethodField()
+    hardware_match = serializers.SerializerMethodField()
+    footprint = serializers.SerializerMethodField(help_text="Estimated training energy and carbon, with sources.")
     files = SubmittedFileSerializer(source="submission.files", many=True, read_only=True)
     threshold = serializers.DecimalField(
         source="task_version.threshold", max_digits=10, decimal_places=4, read_only=True
@@ -119,5 +126,32 @@ class EntryDetailSerializer(EntrySerializer):
         fields = [
             *EntrySerializer.Meta.fields,
             "author_email", "log_filename", "misc", "extra_fields", "claimed", "threshold",
-            "time_to_accuracy_line", "log_row_count", "files", "curve",
+            "time_to_accuracy_line", "log_row_count", "files", "hardware_match", "cost_policies", "price_warning",
+            "footprint", "curve",
         ]  # fmt: skip
+
+    def get_cost_policies(self, entry: Entry) -> list[dict]:
+        return [
+            {"policy": cost.policy, "usd": None if cost.usd is None else str(cost.usd), "arithmetic": cost.arithmetic}
+            for cost in pricing_selectors.entry_costs(entry)
+        ]
+
+    def get_price_warning(self, entry: Entry) -> str | None:
+        return pricing_selectors.entry_price_warning(entry)
+
+    def get_hardware_match(self, entry: Entry) -> dict | None:
+        match = pricing_selectors.entry_match(entry)
+        if match is None:
+            return None
+        instance = match.instance
+        return {
+            "provider": instance.provider.slug if instance else None,
+            "instance": instance.name if instance else None,
+            "instance_id": instance.id if instance else None,
+            "count": match.instance_count if instance else None,
+            "reason": match.reason,
+            "set_by_staff": match.set_by_staff,
+        }
+
+    def get_footprint(self, entry: Entry) -> dict | None:
+        return pricing_selectors.entry_footprint(entry)

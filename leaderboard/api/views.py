@@ -30,6 +30,7 @@ from leaderboard.services import (
     submission_outcome,
     upload_read,
 )
+from pricing.domain.cost import COST_POLICIES
 
 HTTP_STATUS_OF = {
     "accepted": status.HTTP_201_CREATED,
@@ -123,7 +124,15 @@ class LeaderboardView(APIView):
     """A task's ranking by one metric; the same document as `manage.py leaderboard TASK METRIC --json`."""
 
     @extend_schema(
-        parameters=[OpenApiParameter("limit", int, description="At most this many rows.")],
+        parameters=[
+            OpenApiParameter("limit", int, description="At most this many rows."),
+            OpenApiParameter(
+                "cost_basis",
+                str,
+                enum=list(COST_POLICIES),
+                description="Price policy ranking the cost boards (default: as-submitted).",
+            ),
+        ],
         responses={200: LeaderboardSerializer},
     )
     def get(self, request, task: str, metric: str):
@@ -133,11 +142,17 @@ class LeaderboardView(APIView):
                 [{"code": "invalid_limit", "message": "limit must be a positive whole number.", "field": "limit"}]
             )
         try:
-            board = selectors.leaderboard(task_slug=task, metric_slug=metric, limit=int(limit) if limit else None)
-        except selectors.UnknownLeaderboard as unknown:
-            return rejected_response(
-                [{"code": unknown.code, "message": unknown.message}], http_status=status.HTTP_404_NOT_FOUND
+            board = selectors.leaderboard(
+                task_slug=task,
+                metric_slug=metric,
+                limit=int(limit) if limit else None,
+                cost_basis=request.query_params.get("cost_basis"),
             )
+        except selectors.UnknownLeaderboard as unknown:
+            # An unknown task or metric names no resource; an unknown cost basis is a bad parameter.
+            bad_parameter = unknown.code == "unknown_cost_basis"
+            http_status = status.HTTP_400_BAD_REQUEST if bad_parameter else status.HTTP_404_NOT_FOUND
+            return rejected_response([{"code": unknown.code, "message": unknown.message}], http_status=http_status)
         return Response(board)
 
 

@@ -8,6 +8,7 @@ from django.core.management.base import BaseCommand, CommandError
 
 from leaderboard.metrics import LEADERBOARD_METRICS
 from leaderboard.selectors import UnknownLeaderboard, leaderboard
+from pricing.domain.cost import COST_POLICIES
 
 
 class Command(BaseCommand):
@@ -18,12 +19,18 @@ class Command(BaseCommand):
         parser.add_argument("metric", choices=list(LEADERBOARD_METRICS))
         parser.add_argument("--json", action="store_true", help="Print one JSON document and nothing else.")
         parser.add_argument("--limit", type=int, default=None, help="At most N rows.")
+        parser.add_argument(
+            "--cost-basis",
+            choices=COST_POLICIES,
+            help="Rank the cost boards by this price policy (default: the entries' own figures).",
+        )
 
     def handle(self, *args, task: str, metric: str, json: bool = False, limit: int | None = None, **options):
+        cost_basis = options.get("cost_basis")
         if limit is not None and limit < 1:
             raise CommandError("--limit must be at least 1.")
         try:
-            board = leaderboard(task_slug=task, metric_slug=metric, limit=limit)
+            board = leaderboard(task_slug=task, metric_slug=metric, limit=limit, cost_basis=cost_basis)
         except UnknownLeaderboard as unknown:
             raise CommandError(unknown.message) from None
         if json:

@@ -1,0 +1,38 @@
+"""Pricing API: instance types with their price history."""
+
+from rest_framework import generics, serializers
+
+from pricing.models import InstanceType, PriceQuote
+
+
+class PriceQuoteSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = PriceQuote
+        fields = ["id", "region", "pricing_model", "usd_per_hour", "valid_from", "valid_to", "source_url", "note"]
+
+
+class InstanceTypeSerializer(serializers.ModelSerializer):
+    provider = serializers.SlugRelatedField(slug_field="slug", read_only=True)
+    url = serializers.HyperlinkedIdentityField(view_name="pricing-api:instance-detail")
+
+    class Meta:
+        model = InstanceType
+        fields = ["id", "url", "provider", "name", "accelerator", "accelerator_count", "vcpus", "memory_gib"]
+
+
+class InstanceTypeDetailSerializer(InstanceTypeSerializer):
+    quotes = PriceQuoteSerializer(many=True, read_only=True)
+
+    class Meta(InstanceTypeSerializer.Meta):
+        fields = [*InstanceTypeSerializer.Meta.fields, "quotes"]
+
+
+class InstanceTypeListView(generics.ListAPIView):
+    serializer_class = InstanceTypeSerializer
+    queryset = InstanceType.objects.select_related("provider")
+    filterset_fields = ["provider__slug", "accelerator"]
+
+
+class InstanceTypeDetailView(generics.RetrieveAPIView):
+    serializer_class = InstanceTypeDetailSerializer
+    queryset = InstanceType.objects.select_related("provider").prefetch_related("quotes")

@@ -1,0 +1,122 @@
+"""Hardware resolution: every hardware string of the public DAWNBench sample, and the rules one by one."""
+
+import json
+from pathlib import Path
+
+import pytest
+
+from pricing.domain.catalog import parse_prices
+from pricing.domain.resolver import KnownInstance, resolve_hardware
+
+BUNDLED = Path(__file__).resolve().parents[2] / "pricing" / "data" / "prices.csv"
+SAMPLE = Path(__file__).resolve().parents[3] / "shared" / "dawnbench-sample"
+NO_INSTANCE = "names no instance type"
+
+# Every distinct `hardware` of the sample: (provider, instance, count), or None and why not.
+EXPECTED = {
+    "V100 (AWS p3.2xlarge)": ("aws", "p3.2xlarge", 1),
+    "p3.2xlarge": ("aws", "p3.2xlarge", 1),
+    "g3.4xlarge": ("aws", "g3.4xlarge", 1),
+    "8 * V100 (AWS p3.16xlarge)": ("aws", "p3.16xlarge", 1),
+    "1 K80 / 61 GB / 4 CPU (Amazon EC2 [p2.xlarge])": ("aws", "p2.xlarge", 1),
+    "60 GB / 16 CPU (Google Cloud [n1-standard-16])": ("gcp", "n1-standard-16", 1),
+    "1 K80 / 30 GB / 8 CPU (Google Cloud)": (None, NO_INSTANCE),  # a GPU on an unnamed VM
+    "1 P100 / 512 GB / 56 CPU (DAWN Internal Cluster)": (None, NO_INSTANCE),
+    "1 P100 / 128 GB / 16 CPU": (None, NO_INSTANCE),
+    "1 P100 / 384 GB / 48 CPU (x86_64 architecture machine)": (None, NO_INSTANCE),
+    "Baidu Cloud Tesla 8*V100-16GB/448 GB/96 CPU": (None, NO_INSTANCE),
+    "Baidu Cloud Tesla V100*1-16GB/56 GB/12 CPU": (None, NO_INSTANCE),
+    "Baidu Cloud Tesla V100*1/60 GB/12 CPU": (None, NO_INSTANCE),
+    "1 GPU (Nvidia GeForce GTX 1080 Ti)": (None, NO_INSTANCE),
+    "IBM AC922 + Nvidia Tesla V100 (Nimbix np9g1)": (None, NO_INSTANCE),
+    "IBM AC922 + 4 * Nvidia Tesla V100 (NCSA HAL)": (None, NO_INSTANCE),
+    "Tesla V100 * 8 GPU / 32 GB / 40 CPU": (None, NO_INSTANCE),
+    "Tesla V100 * 1 GPU / 488 GB / 56 CPU (Kakao Brain BrainCloud)": (None, NO_INSTANCE),
+    "Tesla V100 * 4 GPU / 488 GB / 56 CPU (Kakao Brain BrainCloud)": (None, NO_INSTANCE),
+    "Paperspace Volta (V100)": (None, NO_INSTANCE),
+    "Lambda GPU Cloud - 4x GTX 1080 Ti": (None, NO_INSTANCE),
+    "Huawei Cloud [pi2.2xlarge.4]": (None, NO_INSTANCE),  # no Huawei price was found to put in the catalog
+}
+
+
+def bundled_instances() -> list[KnownInstance]:
+    rows = parse_prices(BUNDLED.read_text(encoding="utf-8"))
+    unique = {(row.provider, row.instance): row for row in rows}
+    return [KnownInstance(r.provider, r.instance, r.accelerator, r.accelerator_count) for r in unique.values()]
+
+
+def sample_hardware() -> set[str]:
+    if not SAMPLE.is_dir():
+        pytest.skip(f"the DAWNBench sample is not at {SAMPLE}")
+    return {json.loads(path.read_text(encoding="utf-8-sig"))["hardware"] for path in SAMPLE.glob("*/*/*.json")}
+
+
+def test_the_table_covers_every_hardware_string_of_the_sample():
+    assert sample_hardware() == set(EXPECTED)
+
+
+@pytest.mark.parametrize("hardware", sorted(EXPECTED))
+def test_each_sample_hardware_string_resolves_or_is_refused_with_a_reason(hardware):
+    resolution = resolve_hardware(hardware, bundled_instances())
+
+    expected = EXPECTED[hardware]
+    if expected[0] is None:
+        assert not resolution.resolved
+        assert expected[1] in resolution.reason
+    else:
+        assert (resolution.provider, resolution.instance, resolution.count) == expected
+        assert resolution.reason
+
+
+def test_how_many_sample_entries_resolve():
+    entries = [json.loads(path.read_text(encoding="utf-8-sig")) for path in SAMPLE.glob("*/*/*.json")]
+    if not entries:
+        pytest.skip(f"the DAWNBench sample is not at {SAMPLE}")
+    known = bundled_instances()
+
+    resolved = [entry for entry in entries if resolve_hardware(entry["hardware"], known).resolved]
+
+    assert (len(resolved), len(entries)) == (20, 52)
+
+
+ALIBABA = [
+    KnownInstance("alibaba", "ecs.gn6e-c12g1.24xlarge", "V100", 8),
+    KnownInstance("alibaba", "ecs.gn6i-c8g1.2xlarge", "T4", 1),
+]
+
+
+def test_a_count_before_the_instance_name_is_the_number_of_instances():
+    resolution = resolve_hardware("16 ecs.gn6e-c12g1.24xlarge (AlibabaCloud)", ALIBABA)
+
+    assert (resolution.instance, resolution.count) == ("ecs.gn6e-c12g1.24xlarge", 16)
+
+
+def test_an_instance_in_brackets_is_found():
+    resolution = resolve_hardware("Alibaba Cloud [ecs.gn6i-c8g1.2xlarge]", ALIBABA)
+
+    assert (resolution.provider, resolution.instance, resolution.count) == ("alibaba", "ecs.gn6i-c8g1.2xlarge", 1)
+
+
+def test_a_number_inside_a_word_is_no_count():
+    resolution = resolve_hardware("1 K80 (Amazon EC2 [p2.xlarge])", [KnownInstance("aws", "p2.xlarge", "K80", 1)])
+
+    assert resolution.count == 1
+
+
+def test_two_instance_names_are_refused():
+    resolution = resolve_hardware("p3.2xlarge then p3.16xlarge", bundled_instances())
+
+    assert not resolution.resolved and "several instance types" in resolution.reason
+
+
+def test_a_name_at_two_providers_needs_the_text_to_name_one():
+    known = [KnownInstance("aws", "gpu.large", "V100", 1), KnownInstance("azure", "gpu.large", "V100", 1)]
+
+    assert not resolve_hardware("gpu.large", known).resolved
+    assert resolve_hardware("gpu.large (Microsoft Azure)", known).provider == "azure"
+
+
+def test_an_accelerator_the_instance_does_not_carry_is_refused():
+    resolution = resolve_hardware("8 * A100 (AWS p3.16xlarge)", bundled_instances())
+
+    assert not resolution.resolved and "carries V100" in resolution.reason
