@@ -10,20 +10,17 @@ parser and checked with vectorised numpy; Python loops run only over lines alrea
 
 from __future__ import annotations
 
-import csv
 import re
-import tempfile
-import warnings as python_warnings
 from dataclasses import dataclass
 
 import numpy as np
-import pandas as pd
 
 from leaderboard.ingest.errors import ErrorCode, Issue, RejectedInput, WarningCode
-from leaderboard.ingest.rules import FRACTION, TaskRules
+from leaderboard.ingest.lines import LineTable
+from leaderboard.ingest.numbers import NumberReader, locate_unreadable_line, unique_names
+from leaderboard.ingest.rules import EPOCH, FRACTION, HOURS, TaskRules
 from leaderboard.ingest.text import check_utf8
 
-EPOCH, HOURS = "epoch", "hours"
 PADDED_CELL = re.compile(rb"(?:^|\t)[ ]|[ ](?:\t|\r?$)", re.MULTILINE)
 MAX_HOURS = 1e6  # over a century: a wrong unit, not a training run
 MAX_EPOCH = 1e9
@@ -93,7 +90,7 @@ def _read_even_log(
     row_count = int(np.count_nonzero(np.frombuffer(body, dtype=np.uint8) == ord("\n"))) - body.endswith(b"\n")
     if row_count == 0:
         return None
-    columns = _NumberReader(names=_unique_names(names, width=len(names)), required=required).read(body, strict=True)
+    columns = NumberReader(names=unique_names(names, width=len(names)), required=required).read(body, strict=True)
     # pandas skips blank lines, so a row for every line after the header also proves there is none.
     if (
         columns is None
@@ -108,7 +105,7 @@ def _read_uneven_log(
     body: bytes, names: list[str], rules: TaskRules, warnings: list[Issue]
 ) -> tuple[dict[str, np.ndarray], np.ndarray]:
     """The slow path: map every line, accept blank lines and trailing empty cells, name what is wrong."""
-    lines = _LineTable.of(body, expected_tabs=len(names) - 1)
+    lines = LineTable.of(body, expected_tabs=len(names) - 1)
     if lines.data_count == 0:
         raise RejectedInput(Issue(ErrorCode.EMPTY_LOG, "The log has a header but no rows.", line=2))
     if lines.blank_count:
@@ -162,77 +159,8 @@ def _check_header(names: list[str], rules: TaskRules, warnings: list[Issue]) -> 
         )
 
 
-@dataclass(frozen=True)
-class _LineTable:
-    """Where each physical line starts and ends, and how many tabs it holds, found without a Python loop."""
-
-    starts: np.ndarray
-    ends: np.ndarray
-    data_lines: np.ndarray  # 1-based physical line number of each data row, in order
-    uneven_lines: np.ndarray  # data lines whose tab count differs from the header's
-    max_tabs: int
-    blank_count: int
-    first_blank: int | None
-
-    @property
-    def data_count(self) -> int:
-        return len(self.data_lines)
-
-    @classmethod
-    def of(cls, body: bytes, *, expected_tabs: int) -> _LineTable:
-        buffer = np.frombuffer(body, dtype=np.uint8)
-        newlines = np.flatnonzero(buffer == ord("\n"))
-        ends = np.append(newlines, len(body)) if (len(body) and body[-1:] != b"\n") else newlines
-        starts = np.concatenate(([0], ends[:-1] + 1))
-        tabs = np.flatnonzero(buffer == ord("\t"))
-        lengths = ends - starts
-        carriage = np.zeros(len(ends), dtype=bool)
-        nonempty = lengths > 0
-        carriage[nonempty] = buffer[ends[nonempty] - 1] == ord("\r")
-        blank = (lengths - carriage) == 0
-        blank[0] = False  # the header
-        line_numbers = np.arange(1, len(ends) + 1)
-        data = ~blank
-        data[0] = False
-        blank_lines = line_numbers[blank]
-        data_lines = line_numbers[data]
-        uneven_lines, max_tabs = _uneven_lines(tabs, starts, ends, data_lines, expected_tabs)
-        return cls(
-            starts=starts,
-            ends=ends,
-            data_lines=data_lines,
-            uneven_lines=uneven_lines,
-            max_tabs=max_tabs,
-            blank_count=len(blank_lines),
-            first_blank=int(blank_lines[0]) if len(blank_lines) else None,
-        )
-
-    def text(self, body: bytes, line: int) -> str:
-        return body[self.starts[line - 1] : self.ends[line - 1]].decode("utf-8").rstrip("\r")
-
-
-def _uneven_lines(
-    tabs: np.ndarray, starts: np.ndarray, ends: np.ndarray, data_lines: np.ndarray, expected_tabs: int
-) -> tuple[np.ndarray, int]:
-    """The data lines whose tab count is not `expected_tabs`, and the most tabs on any line.
-
-    The usual log is even: then its data tabs, taken `expected_tabs` at a time, fall each group in
-    its own line, which a few vectorised comparisons prove. Otherwise every line's tabs are counted.
-    """
-    header_tabs = int(np.searchsorted(tabs, ends[0]))
-    data_tabs = tabs[header_tabs:]
-    rows = len(data_lines)
-    if expected_tabs and rows and len(data_tabs) == expected_tabs * rows:
-        groups = data_tabs.reshape(rows, expected_tabs)
-        if np.all(groups[:, 0] > starts[data_lines - 1]) and np.all(groups[:, -1] < ends[data_lines - 1]):
-            return data_lines[:0], max(expected_tabs, header_tabs)
-    # A line starts just after the previous line's newline, so one search gives both bounds.
-    tab_counts = np.diff(np.searchsorted(tabs, ends), prepend=0)
-    return data_lines[tab_counts[data_lines - 1] != expected_tabs], int(tab_counts.max(initial=0))
-
-
 def _check_cell_counts(
-    body: bytes, lines: _LineTable, names: list[str], rules: TaskRules, warnings: list[Issue]
+    body: bytes, lines: LineTable, names: list[str], rules: TaskRules, warnings: list[Issue]
 ) -> None:
     """Reject rows whose cells cannot be matched to the header; accept trailing empty cells.
 
@@ -263,112 +191,13 @@ def _check_cell_counts(
         )
 
 
-def _read_numbers(body: bytes, names: list[str], rules: TaskRules, lines: _LineTable) -> dict[str, np.ndarray]:
+def _read_numbers(body: bytes, names: list[str], rules: TaskRules, lines: LineTable) -> dict[str, np.ndarray]:
     required = [EPOCH, HOURS, rules.log_column]
-    reader = _NumberReader(names=_unique_names(names, width=lines.max_tabs + 1), required=required)
+    reader = NumberReader(names=unique_names(names, width=lines.max_tabs + 1), required=required)
     columns = reader.read(body)
     if columns is None or len(columns[EPOCH]) != lines.data_count:
-        raise RejectedInput(_locate_unreadable_line(body, reader, lines))
+        raise RejectedInput(locate_unreadable_line(body, reader, lines))
     return columns
-
-
-@dataclass(frozen=True)
-class _NumberReader:
-    """pandas' C parser set up for a DAWNBench log: the required columns, as float64, nothing else."""
-
-    names: list[str]
-    required: list[str]
-
-    def read(
-        self, data: bytes, columns: list[str] | None = None, *, strict: bool = False
-    ) -> dict[str, np.ndarray] | None:
-        """The parsed columns as float64 arrays, or None when a cell is not a number.
-
-        The types are inferred rather than forced to float64, because a forced conversion would
-        quietly read the words True and False as 1 and 0. `strict` reads every column and refuses a
-        row with more cells than there are names.
-        """
-        columns = columns or self.required
-        # pandas' C parser reads a file by its path about 1.5x faster than from an in-memory buffer,
-        # and that read is most of the ingest's time: spool the bytes to a temporary file first.
-        with tempfile.NamedTemporaryFile(prefix="dawnboard-log-", suffix=".tsv") as spool:
-            spool.write(data)
-            spool.flush()
-            with python_warnings.catch_warnings():
-                python_warnings.simplefilter("error" if strict else "ignore", pd.errors.ParserWarning)
-                try:
-                    frame = pd.read_csv(
-                        spool.name,
-                        sep="\t",
-                        header=0,
-                        names=self.names,
-                        usecols=None if strict else columns,
-                        engine="c",
-                        quoting=csv.QUOTE_NONE,  # TSV logs have no quoting: a '"' is just a character
-                        index_col=False,
-                        skip_blank_lines=True,
-                    )
-                except (ValueError, pd.errors.ParserError, pd.errors.ParserWarning):
-                    return None
-        if not all(_is_number_column(frame[name]) for name in columns):
-            return None
-        return {name: frame[name].to_numpy(dtype=np.float64) for name in columns}
-
-
-def _is_number_column(column: pd.Series) -> bool:
-    return pd.api.types.is_numeric_dtype(column) and not pd.api.types.is_bool_dtype(column)
-
-
-def _unique_names(names: list[str], *, width: int) -> list[str]:
-    """Column names for pandas: unnamed header cells (and cells past the header) get unique placeholders."""
-    named = [name or f"_unnamed_{i}" for i, name in enumerate(names)]
-    return named + [f"_unnamed_{i}" for i in range(len(names), width)]
-
-
-def _locate_unreadable_line(body: bytes, reader: _NumberReader, lines: _LineTable) -> Issue:
-    """The slow path, for a log pandas refused: bisect with pandas itself to the first line it cannot read.
-
-    Asking the same parser (rather than imitating it) keeps the verdict and the line it names in
-    agreement; halving costs about one more pass over the file.
-    """
-    header = body[: lines.ends[0]] + b"\n"
-    data_lines = lines.data_lines
-
-    def chunk(first: int, stop: int) -> bytes:
-        return header + body[lines.starts[data_lines[first] - 1] : lines.ends[data_lines[stop - 1] - 1]]
-
-    def readable(first: int, stop: int) -> bool:
-        columns = reader.read(chunk(first, stop))
-        return columns is not None and len(columns[EPOCH]) == stop - first
-
-    first, stop = 0, len(data_lines)
-    while stop - first > 1:
-        middle = (first + stop) // 2
-        if readable(first, middle):
-            first = middle
-        else:
-            stop = middle
-    line = int(data_lines[first])
-    text = lines.text(body, line)
-    if "\r" in text:
-        return Issue(
-            ErrorCode.NON_NUMERIC_CELL,
-            f"Line {line} holds a carriage return inside the row, which splits it in two.",
-            line=line,
-            field=reader.required[0],
-        )
-    for name in reader.required:
-        if reader.read(chunk(first, first + 1), columns=[name]) is None:
-            cell = text.split("\t")[reader.names.index(name)] if name in reader.names else ""
-            return Issue(
-                ErrorCode.NON_NUMERIC_CELL,
-                f"Line {line}, column '{name}': '{cell[:40]}' is not a number.",
-                field=name,
-                line=line,
-            )
-    return Issue(
-        ErrorCode.NON_NUMERIC_CELL, f"Line {line} cannot be read as numbers.", field=reader.required[0], line=line
-    )
 
 
 def _check_curve(

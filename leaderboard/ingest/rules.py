@@ -10,6 +10,7 @@ FRACTION = "fraction"
 METRIC_UPPER_BOUND = {PERCENT: 100.0, FRACTION: 1.0}
 
 KNOWN_TRACKS = ("train", "inference")
+EPOCH, HOURS = "epoch", "hours"  # the two columns every training log has, beside the task's metric
 
 
 @dataclass(frozen=True)
