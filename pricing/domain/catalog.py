@@ -6,8 +6,10 @@ import csv
 import datetime
 import io
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from typing import TypeVar
 
 PRICE_COLUMNS = [
     "provider", "instance", "accelerator", "accelerator_count", "vcpus", "memory_gib",
@@ -17,6 +19,7 @@ ACCELERATOR_COLUMNS = ["accelerator", "board_power_watts", "source_url", "note"]
 GRID_COLUMNS = ["provider", "region", "grams_co2e_per_kwh", "pue", "source_url", "note"]
 PRICING_MODELS = ("on-demand", "spot", "commit-1y", "commit-3y")
 SLUG = re.compile(r"^[a-z0-9][a-z0-9-]*$")
+Row = TypeVar("Row")
 
 
 @dataclass(frozen=True)
@@ -83,65 +86,65 @@ class GridRow:
 
 def parse_prices(text: str) -> list[PriceRow]:
     """Every row of a price catalog, or CatalogError naming each bad line."""
-    rows, problems = [], []
-    for line, record in _records(text, PRICE_COLUMNS, problems):
-        reader = _Fields(line, record, problems)
-        row = PriceRow(
+
+    def price_row(line: int, cells: _Fields) -> PriceRow:
+        return PriceRow(
             line=line,
-            provider=reader.slug("provider"),
-            instance=reader.text("instance"),
-            accelerator=reader.text("accelerator", required=False),
-            accelerator_count=reader.whole("accelerator_count"),
-            vcpus=reader.whole("vcpus"),
-            memory_gib=reader.number("memory_gib"),
-            region=reader.text("region"),
-            pricing_model=reader.choice("pricing_model", PRICING_MODELS),
-            usd_per_hour=reader.number("usd_per_hour", positive=True),
-            valid_from=reader.date("valid_from"),
-            source_url=reader.url("source_url"),
-            note=reader.text("note", required=False),
+            provider=cells.slug("provider"),
+            instance=cells.text("instance"),
+            accelerator=cells.text("accelerator", required=False),
+            accelerator_count=cells.whole("accelerator_count"),
+            vcpus=cells.whole("vcpus"),
+            memory_gib=cells.number("memory_gib"),
+            region=cells.text("region"),
+            pricing_model=cells.choice("pricing_model", PRICING_MODELS),
+            usd_per_hour=cells.number("usd_per_hour", positive=True),
+            valid_from=cells.date("valid_from"),
+            source_url=cells.url("source_url"),
+            note=cells.text("note", required=False),
         )
-        if reader.ok:
-            rows.append(row)
-    _check_consistency(rows, problems)
-    if problems:
-        raise CatalogError(problems)
-    return rows
+
+    return _parse(text, PRICE_COLUMNS, price_row, check=_check_consistency)
 
 
 def parse_accelerators(text: str) -> list[AcceleratorRow]:
-    rows, problems = [], []
-    for line, record in _records(text, ACCELERATOR_COLUMNS, problems):
-        reader = _Fields(line, record, problems)
-        row = AcceleratorRow(
+    def accelerator_row(line: int, cells: _Fields) -> AcceleratorRow:
+        return AcceleratorRow(
             line=line,
-            accelerator=reader.text("accelerator"),
-            board_power_watts=reader.number("board_power_watts", positive=True),
-            source_url=reader.url("source_url"),
-            note=reader.text("note", required=False),
+            accelerator=cells.text("accelerator"),
+            board_power_watts=cells.number("board_power_watts", positive=True),
+            source_url=cells.url("source_url"),
+            note=cells.text("note", required=False),
         )
-        if reader.ok:
-            rows.append(row)
-    if problems:
-        raise CatalogError(problems)
-    return rows
+
+    return _parse(text, ACCELERATOR_COLUMNS, accelerator_row)
 
 
 def parse_grid(text: str) -> list[GridRow]:
-    rows, problems = [], []
-    for line, record in _records(text, GRID_COLUMNS, problems):
-        reader = _Fields(line, record, problems)
-        row = GridRow(
+    def grid_row(line: int, cells: _Fields) -> GridRow:
+        return GridRow(
             line=line,
-            provider=reader.slug("provider"),
-            region=reader.text("region"),
-            grams_co2e_per_kwh=reader.number("grams_co2e_per_kwh"),
-            pue=reader.number("pue", positive=True) if record.get("pue", "").strip() else None,
-            source_url=reader.url("source_url"),
-            note=reader.text("note", required=False),
+            provider=cells.slug("provider"),
+            region=cells.text("region"),
+            grams_co2e_per_kwh=cells.number("grams_co2e_per_kwh"),
+            pue=cells.number("pue", positive=True) if cells.record["pue"] else None,
+            source_url=cells.url("source_url"),
+            note=cells.text("note", required=False),
         )
-        if reader.ok:
+
+    return _parse(text, GRID_COLUMNS, grid_row)
+
+
+def _parse(text: str, columns: list[str], build: Callable[[int, _Fields], Row], check=None) -> list[Row]:
+    """Build a row from every record; collect every problem; raise them all, or return the rows."""
+    rows, problems = [], []
+    for line, record in _records(text, columns, problems):
+        cells = _Fields(line, record, problems)
+        row = build(line, cells)
+        if cells.ok:
             rows.append(row)
+    if check is not None:
+        check(rows, problems)
     if problems:
         raise CatalogError(problems)
     return rows
