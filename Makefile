@@ -14,6 +14,7 @@ $(STAMP): requirements.txt requirements-dev.txt
 	rm -f $(VENV)/.installed-*
 	touch $(STAMP)
 
+# migrate also loads the task definitions and the price catalog (data migrations).
 run: install
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py runserver 127.0.0.1:8000
@@ -46,6 +47,7 @@ lint: install
 bench: install
 	$(PY) bench/ingest.py
 	$(PY) bench/submission_memory.py
+	$(PY) bench/pages.py
 
 clean:
 	rm -rf $(VENV) db.sqlite3 staticfiles test-artifacts
