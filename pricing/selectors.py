@@ -5,7 +5,6 @@ from __future__ import annotations
 import datetime
 from decimal import Decimal
 
-from django.db.models import Q
 from django.utils import timezone
 
 from pricing.domain.cost import (
@@ -40,21 +39,6 @@ def known_instances() -> list[KnownInstance]:
     ]
 
 
-def quote_on(
-    *, instance: InstanceType, day: datetime.date, pricing_model: str, region: str | None = None
-) -> PriceQuote | None:
-    """The quote valid on `day`; without a region, the instance's first region (alphabetically) that has one."""
-    quotes = PriceQuote.objects.filter(
-        Q(valid_to__isnull=True) | Q(valid_to__gt=day),
-        instance=instance,
-        pricing_model=pricing_model,
-        valid_from__lte=day,
-    )
-    if region:
-        quotes = quotes.filter(region=region)
-    return quotes.order_by("region", "-valid_from").first()
-
-
 class QuoteBook:
     """The quotes of some instances, loaded in one query, looked up by day in Python."""
 
@@ -63,11 +47,21 @@ class QuoteBook:
         for quote in PriceQuote.objects.filter(instance_id__in=set(instance_ids)).order_by("region", "-valid_from"):
             self.quotes.setdefault((quote.instance_id, quote.pricing_model), []).append(quote)
 
-    def on(self, *, instance_id: int, day: datetime.date, pricing_model: str) -> PriceQuote | None:
+    def on(
+        self, *, instance_id: int, day: datetime.date, pricing_model: str, region: str | None = None
+    ) -> PriceQuote | None:
+        """The quote valid on `day`; without a region, that of the first region (alphabetically) having one."""
         for quote in self.quotes.get((instance_id, pricing_model), []):
-            if quote.valid_from <= day and (quote.valid_to is None or quote.valid_to > day):
-                return quote
+            if (region is None or quote.region == region) and quote.valid_from <= day:
+                if quote.valid_to is None or quote.valid_to > day:
+                    return quote
         return None
+
+
+def quote_on(
+    *, instance: InstanceType, day: datetime.date, pricing_model: str, region: str | None = None
+) -> PriceQuote | None:
+    return QuoteBook([instance.id]).on(instance_id=instance.id, day=day, pricing_model=pricing_model, region=region)
 
 
 def entry_match(entry) -> HardwareMatch | None:
@@ -180,7 +174,7 @@ def _as_submitted(entry) -> PolicyCost:
         arithmetic = training_arithmetic(
             seconds=seconds, usd_per_hour=entry.cost_per_hour_usd, count=1, source="the entry's costPerHour"
         )
-        return PolicyCost(AS_SUBMITTED, entry.training_cost_usd, arithmetic, usd_per_hour=entry.cost_per_hour_usd)
+        return PolicyCost(AS_SUBMITTED, entry.training_cost_usd, arithmetic)
     if entry.inference_cost_usd_per_10k is None:
         return PolicyCost(AS_SUBMITTED, None, "the entry gives no cost")
     claimed = entry.claimed.get("cost")
@@ -202,4 +196,4 @@ def _priced(entry, policy: str, quote: PriceQuote, count: int, source: str) -> P
         arithmetic = inference_arithmetic(
             latency_ms=latency, usd_per_hour=quote.usd_per_hour, count=count, source=source
         )
-    return PolicyCost(policy, usd, arithmetic, usd_per_hour=quote.usd_per_hour, quote_id=quote.id)
+    return PolicyCost(policy, usd, arithmetic)

@@ -27,8 +27,6 @@ class PolicyCost:
     policy: str
     usd: Decimal | None
     arithmetic: str
-    usd_per_hour: Decimal | None = None
-    quote_id: int | None = None
 
 
 def training_cost(*, seconds: Decimal, usd_per_hour: Decimal, count: int = 1) -> Decimal:
