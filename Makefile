@@ -31,6 +31,7 @@ browser:
 		|| echo "chromium could not be installed: the browser tests will be skipped"
 
 test: install browser
+	$(VENV)/bin/lint-imports
 	$(PY) -m pytest
 	@if $(PY) -c "import socket; socket.create_connection(('127.0.0.1', 5432), 1)" 2>/dev/null; then \
 		echo "== the API and command tests again, on PostgreSQL"; \
@@ -43,6 +44,7 @@ test: install browser
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports
 
 bench: install
 	$(PY) bench/ingest.py

@@ -4,12 +4,12 @@ Writes a valid cifar10 training log of N rows (epoch, hours, top1Accuracy, cross
 a temporary folder, then times, in the same run:
 
 * baseline: `pandas.read_csv(path, sep="\\t")`, the least any reader of the file can do;
-* ours: reading the file's bytes and `validate_submission(...)`, which checks every row and recomputes
+* ours: reading the file's bytes and `validate_dawnbench_files(...)`, which checks every row and recomputes
   the DAWNBench results and the curve.
 
 The two run alternately, 7 times each; the ratio is the median of the 7 paired ratios, which a shared
 machine's drifting load disturbs least. The goal is ours <= 2.0x baseline. It also reports the peak memory that
-tracemalloc sees during one `validate_submission` (Python and numpy allocations), as a multiple of the
+tracemalloc sees during one validation (Python and numpy allocations), as a multiple of the
 file size.
 
 Usage: .venv/bin/python bench/ingest.py [--rows N] [--check]
@@ -19,34 +19,26 @@ Usage: .venv/bin/python bench/ingest.py [--rows N] [--check]
 from __future__ import annotations
 
 import argparse
-import json
 import statistics
 import sys
 import tempfile
 import time
 import tracemalloc
-from decimal import Decimal
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # import `leaderboard` from the repo root
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # import `dawnboard` from the repo root
 
-from leaderboard.ingest import PERCENT, TaskRules, validate_submission
+from dawnboard.formats.dawnbench import write_entry
+from dawnboard.ingest import validate_dawnbench_files
+from dawnboard.rules import Track, current_rules, rules_catalog
 
 GOAL_RATIO = 2.0
 REPEATS = 7
-CIFAR10 = TaskRules(
-    task_slug="cifar10",
-    version="v1.0",
-    metric_label="CIFAR10 test top-1 accuracy",
-    log_column="top1Accuracy",
-    inference_fields=("top1Accuracy", "accuracy"),
-    threshold=Decimal("94.0"),
-    scale=PERCENT,
-)
-CATALOG = {"cifar10": {"v1.0": CIFAR10}}
+CIFAR10 = current_rules("cifar10")
+CATALOG = rules_catalog()
 ENTRY = {
     "version": "v1.0",
     "author": "Dawnboard bench",
@@ -68,7 +60,7 @@ def write_log(path: Path, rows: int) -> int:
     accuracy = np.round(np.minimum(93.9, 10 + 83.9 * index / max(crossing, 1)) - rng.uniform(0, 0.5, rows), 2)
     accuracy[crossing:] = np.round(rng.uniform(94.0, 95.5, rows - crossing), 2)
     accuracy[crossing] = 94.0
-    frame = pd.DataFrame({"epoch": index // 10, "hours": hours, "top1Accuracy": accuracy})
+    frame = pd.DataFrame({"epoch": index // 10, "hours": hours, CIFAR10.log_column: accuracy})
     frame.to_csv(path, sep="\t", index=False, lineterminator="\n")
     return crossing
 
@@ -86,10 +78,10 @@ def paired_timings(baseline, ours) -> tuple[list[float], list[float]]:
 
 
 def validate(log_bytes: bytes):
-    return validate_submission(
-        task_slug="cifar10",
-        track="train",
-        entry_bytes=json.dumps(ENTRY).encode(),
+    return validate_dawnbench_files(
+        task_slug=CIFAR10.task_slug,
+        track=Track.TRAIN,
+        entry_bytes=write_entry(ENTRY),
         log_bytes=log_bytes,
         catalog=CATALOG,
     )
@@ -133,9 +125,9 @@ def main() -> int:
     line = result.results.time_to_accuracy_line
     print(f"Dawnboard ingest bench: {arguments.rows:,} rows, {size / 2**20:.1f} MiB TSV, {REPEATS} alternating runs")
     print(f"  baseline  pandas.read_csv(sep='\\t')          {baseline:8.3f} s (median)")
-    print(f"  ours      read bytes + validate_submission   {ours:8.3f} s (median)")
+    print(f"  ours      read bytes + validate (dawnboard)  {ours:8.3f} s (median)")
     print(f"  ratio     ours / baseline, median of pairs   {ratio:8.2f}x  (goal <= {GOAL_RATIO:.1f}x)  {verdict}")
-    print(f"  memory    validate_submission peak           {peak / 2**20:8.1f} MiB = {peak / size:.2f}x the file size")
+    print(f"  memory    validation peak                    {peak / 2**20:8.1f} MiB = {peak / size:.2f}x the file size")
     print(f"  checked   {result.log_row_count:,} rows, crossing on line {line:,}, {len(result.curve):,} curve points")
     return 1 if arguments.check and not passed else 0
 

@@ -45,6 +45,7 @@ from django.test import Client  # noqa: E402
 from django.urls import clear_url_caches, path  # noqa: E402
 
 import config.urls  # noqa: E402
+from dawnboard.rules import Track  # noqa: E402
 from leaderboard.models import Entry  # noqa: E402
 from tests.leaderboard.bulk import create_entries  # noqa: E402
 
@@ -105,7 +106,7 @@ def main() -> int:
         start = time.perf_counter()
         create_entries(arguments.entries)
         build_seconds = time.perf_counter() - start
-        entry = Entry.objects.filter(task__slug="cifar10", track="train").order_by("id").first()
+        entry = Entry.objects.filter(task__slug="cifar10", track=Track.TRAIN).order_by("id").first()
         client = Client()
         results = []
         for label, url, has_goal in pages(entry.id):

@@ -17,7 +17,6 @@ Usage: .venv/bin/python bench/submission_memory.py [--rows N] [--check]
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 import tempfile
@@ -37,9 +36,11 @@ import pandas as pd  # noqa: E402
 from django.core.files.uploadedfile import SimpleUploadedFile  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.test.utils import setup_test_environment  # noqa: E402
-from ingest import ENTRY, write_log  # noqa: E402
+from ingest import CIFAR10, ENTRY, write_log  # noqa: E402
 from rest_framework.test import APIClient  # noqa: E402
 
+from dawnboard.formats.dawnbench import write_entry  # noqa: E402
+from dawnboard.rules import Track  # noqa: E402
 from leaderboard.models import Entry  # noqa: E402
 from leaderboard.services import submitter_create  # noqa: E402
 
@@ -76,9 +77,9 @@ def main() -> int:
 
         def submit():
             upload = {
-                "task": "cifar10",
-                "track": "train",
-                "entry": SimpleUploadedFile("entry.json", json.dumps(ENTRY).encode()),
+                "task": CIFAR10.task_slug,
+                "track": Track.TRAIN.value,
+                "entry": SimpleUploadedFile("entry.json", write_entry(ENTRY)),
                 "log": SimpleUploadedFile("log.tsv", log_bytes),
             }
             responses.append(client.post("/api/v1/submissions/", upload, format="multipart"))

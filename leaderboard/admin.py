@@ -1,8 +1,9 @@
-"""Staff views: tasks and thresholds, submitters, submissions with their verdicts, entries (e.g. to withdraw one)."""
+"""Staff views: tasks and thresholds, submitters, submissions with their verdicts, entries (e.g. to withdraw one),
+and each entry's hardware match, which staff can set or override by hand."""
 
 from django.contrib import admin
 
-from leaderboard.models import Entry, Submission, Submitter, Task, TaskVersion
+from leaderboard.models import Entry, HardwareMatch, Submission, Submitter, Task, TaskVersion
 
 
 class TaskVersionInline(admin.TabularInline):
@@ -51,3 +52,19 @@ class EntryAdmin(admin.ModelAdmin):
         for field in Entry._meta.get_fields()
         if field.concrete and field.name not in ("status", "submission")
     ]
+
+
+@admin.register(HardwareMatch)
+class HardwareMatchAdmin(admin.ModelAdmin):
+    list_display = ["entry", "instance", "instance_count", "set_by_staff", "reason"]
+    list_filter = ["set_by_staff"]
+    search_fields = ["entry__hardware", "reason"]
+    autocomplete_fields = ["instance"]
+    readonly_fields = ["entry"]
+
+    def save_model(self, request, obj, form, change):
+        """A match edited by staff stays as staff set it, whatever the resolver would say."""
+        obj.set_by_staff = True
+        if "instance" in form.changed_data:
+            obj.reason = f"set by {request.user} in the admin"
+        super().save_model(request, obj, form, change)

@@ -1,4 +1,5 @@
-"""CSV export helpers (plain Python): cells a spreadsheet would run as a formula are neutralised."""
+"""Board exports (plain Python): the columns of a board row in a file, and CSV cells a spreadsheet would run
+as a formula neutralised."""
 
 from __future__ import annotations
 
@@ -7,6 +8,15 @@ import io
 from collections.abc import Iterable
 
 FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
+EXPORT_COLUMNS = ["rank", "value", "unit", "model", "team", "hardware", "framework", "date", "entry_id", "code_url"]
+
+
+def export_record(row, *, unit: str) -> list:
+    """A board row (`selectors.BoardRow`) as the cells of `EXPORT_COLUMNS`."""
+    return [
+        row.rank, row.value, unit, row.model, row.team, row.hardware, row.framework,
+        row.date.isoformat(), row.entry_id, row.code_url,
+    ]  # fmt: skip
 
 
 def spreadsheet_safe(value):

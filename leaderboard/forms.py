@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django import forms
 
-from leaderboard.metrics import LEADERBOARD_METRICS
+from dawnboard.metrics import LEADERBOARD_METRICS, TRAINING_TIME
 from leaderboard.selectors import SORTABLE_COLUMNS, BoardView
 
 
@@ -23,7 +23,7 @@ class BoardForm(forms.Form):
         self.is_valid()
         data = {name: value for name, value in getattr(self, "cleaned_data", {}).items() if value not in (None, "")}
         return BoardView(
-            metric=data.get("metric", "training-time"),
+            metric=data.get("metric", TRAINING_TIME.slug),
             framework=data.get("framework", ""),
             hardware=data.get("hardware", ""),
             date_from=data.get("date_from"),

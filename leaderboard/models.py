@@ -1,4 +1,5 @@
-"""Tasks and their versions, submitters, submissions (the uploads and their verdicts) and accepted entries."""
+"""Tasks and their versions, submitters, submissions (the uploads and their verdicts), accepted entries and
+the catalog instance each entry ran on."""
 
 from __future__ import annotations
 
@@ -6,10 +7,9 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from dawnboard.rules import Scale, Track
 
-class Track(models.TextChoices):
-    TRAIN = "train", "Training"
-    INFERENCE = "inference", "Inference"
+TRACK_CHOICES = [(track.value, track.label) for track in Track]
 
 
 class Task(models.Model):
@@ -25,11 +25,8 @@ class Task(models.Model):
 
 
 class TaskVersion(models.Model):
-    """A task's rules at one version. A threshold belongs here, never to the task, so it cannot drift."""
-
-    class Scale(models.TextChoices):
-        PERCENT = "percent", "Percent (0-100)"
-        FRACTION = "fraction", "Fraction (0-1)"
+    """A task's rules at one version, seeded from `dawnboard.rules`. A threshold belongs here, never to the
+    task, so it cannot drift."""
 
     task = models.ForeignKey(Task, on_delete=models.PROTECT, related_name="versions")
     version = models.CharField(max_length=20, help_text="The `version` an entry names, e.g. v1.0.")
@@ -37,9 +34,15 @@ class TaskVersion(models.Model):
     log_column = models.CharField(max_length=50)
     inference_fields = models.JSONField(help_text="Entry fields holding the metric, preferred first.")
     threshold = models.DecimalField(max_digits=10, decimal_places=4)
-    scale = models.CharField(max_length=10, choices=Scale.choices)
+    scale = models.CharField(max_length=10, choices=[(scale.value, scale.label) for scale in Scale])
     is_current = models.BooleanField(default=True)
     source = models.URLField(blank=True, help_text="Where the threshold was published.")
+    documented_log_columns = models.JSONField(
+        default=list, blank=True, help_text="The log columns the task's format documents; none raises a warning."
+    )
+    documented_fields = models.JSONField(
+        default=list, blank=True, help_text="Entry fields the task's format adds; none raises a warning."
+    )
 
     class Meta:
         ordering = ["task__slug", "version"]
@@ -134,7 +137,7 @@ class Entry(models.Model):
     submission = models.OneToOneField(Submission, on_delete=models.PROTECT, related_name="entry")
     task = models.ForeignKey(Task, on_delete=models.PROTECT, related_name="entries")
     task_version = models.ForeignKey(TaskVersion, on_delete=models.PROTECT, related_name="entries")
-    track = models.CharField(max_length=10, choices=Track.choices)
+    track = models.CharField(max_length=10, choices=TRACK_CHOICES)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.ACCEPTED)
     source_name = models.CharField(max_length=255, blank=True, help_text="File stem, for imported entries.")
 
@@ -175,9 +178,9 @@ class Entry(models.Model):
             models.UniqueConstraint(
                 fields=["task", "track", "source_name"], condition=~Q(source_name=""), name="unique_imported_entry"
             ),
-            models.CheckConstraint(condition=Q(track__in=Track.values), name="entry_track_known"),
+            models.CheckConstraint(condition=Q(track__in=[track.value for track in Track]), name="entry_track_known"),
             models.CheckConstraint(
-                condition=Q(track="inference") | Q(time_to_accuracy_seconds__isnull=False),
+                condition=Q(track=Track.INFERENCE.value) | Q(time_to_accuracy_seconds__isnull=False),
                 name="training_entry_has_time_to_accuracy",
             ),
             models.CheckConstraint(condition=Q(time_to_accuracy_seconds__gte=0), name="time_to_accuracy_not_negative"),
@@ -202,6 +205,10 @@ class Entry(models.Model):
     def __str__(self) -> str:
         return f"{self.task.slug}/{self.track}: {self.model} ({self.author})"
 
+    @property
+    def is_training(self) -> bool:
+        return self.track == Track.TRAIN
+
 
 class CurvePoint(models.Model):
     """One evaluation of a training log: quality against wall-clock hours, for the entry's chart."""
@@ -222,6 +229,25 @@ class CurvePoint(models.Model):
 
     def __str__(self) -> str:
         return f"{self.hours:g} h: {self.metric:g}"
+
+
+class HardwareMatch(models.Model):
+    """Which catalog instance (and how many) an entry ran on, as resolved from its text or set by staff."""
+
+    entry = models.OneToOneField(Entry, on_delete=models.CASCADE, related_name="hardware_match")
+    instance = models.ForeignKey("pricing.InstanceType", null=True, blank=True, on_delete=models.PROTECT)
+    instance_count = models.PositiveIntegerField(default=1)
+    reason = models.CharField(max_length=300)
+    set_by_staff = models.BooleanField(default=False, help_text="A staff match is never overwritten by the resolver.")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.CheckConstraint(condition=Q(instance_count__gte=1), name="match_at_least_one_instance"),
+        ]
+
+    def __str__(self) -> str:
+        return f"entry {self.entry_id}: {self.instance or 'unresolved'}"
 
 
 class BoardGeneration(models.Model):

@@ -1,21 +1,22 @@
-"""Reads: the task catalog the ingest judges by, leaderboards, entries, submissions."""
+"""Reads: the task catalog submissions are judged by, leaderboards and their rows, entries with their costs,
+submissions."""
 
 from __future__ import annotations
 
 import datetime
 from dataclasses import dataclass
+from decimal import Decimal
 
 import pandas as pd
 from django.db.models import F, Prefetch, QuerySet
 
+from dawnboard.metrics import LEADERBOARD_METRICS, TRAINING_TIME, LeaderboardMetric, time_metric_of
+from dawnboard.rules import Scale, TaskRules, Track
+from dawnboard.scoring import hours_of
 from leaderboard.charts import plotly_text
-from leaderboard.ingest import TaskRules
-from leaderboard.metrics import LEADERBOARD_METRICS
-from leaderboard.models import Entry, Submission, SubmittedFile, TaskVersion
-from pricing.domain.cost import AS_SUBMITTED, COST_POLICIES
-from pricing.selectors import costs_under
-
-COST_METRICS = ("training-cost", "inference-cost")
+from leaderboard.models import Entry, HardwareMatch, Submission, SubmittedFile, TaskVersion
+from pricing.domain.cost import AS_SUBMITTED, COST_POLICIES, PolicyCost
+from pricing.selectors import PricedRun, costs_under, price_warning, run_costs, run_footprint
 
 
 class UnknownLeaderboard(LookupError):
@@ -36,7 +37,10 @@ def task_catalog() -> dict[str, dict[str, TaskRules]]:
             log_column=version.log_column,
             inference_fields=tuple(version.inference_fields),
             threshold=version.threshold,
-            scale=version.scale,
+            scale=Scale(version.scale),
+            source=version.source,
+            documented_log_columns=tuple(version.documented_log_columns),
+            documented_fields=tuple(version.documented_fields),
         )
     return catalog
 
@@ -78,51 +82,154 @@ def leaderboard(*, task_slug: str, metric_slug: str, limit: int | None = None, c
         raise UnknownLeaderboard("unknown_cost_basis", f"Unknown cost basis '{cost_basis}'; use one of: {known}.")
     entries = leaderboard_entries(task_slug=task_slug, metric_slug=metric_slug)
     metric = LEADERBOARD_METRICS[metric_slug]
-    if cost_basis in (None, AS_SUBMITTED) or metric.slug not in COST_METRICS:
-        if limit is not None:
-            entries = entries[:limit]
-        rows = entries.only("id", "source_name", "model", "author", "hardware", "framework", "date", metric.field)
-        ranked = [(entry, float(getattr(entry, metric.field))) for entry in rows]
+    if cost_basis in (None, AS_SUBMITTED) or not metric.is_cost:
+        rows = board_rows_of(entries.only(*ROW_FIELDS, metric.field)[:limit], ranks=None, value_field=metric.field)
     else:
-        ranked = _ranked_by_policy(task_slug=task_slug, metric_slug=metric_slug, cost_basis=cost_basis)[:limit]
+        rows = _ranked_by_policy(task_slug=task_slug, metric=metric, cost_basis=cost_basis)[:limit]
     document = {
         "task": task_slug,
         "metric": metric_slug,
         "unit": metric.unit,
-        "results": [
-            {
-                "rank": rank,
-                "entry_id": entry.id,
-                "source_name": entry.source_name,
-                "value": value,
-                "model": entry.model,
-                "team": entry.author,
-                "hardware": entry.hardware,
-                "framework": entry.framework,
-                "date": entry.date.isoformat(),
-            }
-            for rank, (entry, value) in enumerate(ranked, start=1)
-        ],
+        "results": [row.as_api_dict() for row in rows],
     }
     if cost_basis is not None:
         document["cost_basis"] = cost_basis
     return document
 
 
-def _ranked_by_policy(*, task_slug: str, metric_slug: str, cost_basis: str) -> list[tuple[Entry, float]]:
+def _ranked_by_policy(*, task_slug: str, metric: LeaderboardMetric, cost_basis: str) -> list[BoardRow]:
     """Every entry of the metric's track that the policy can price, cheapest first, earlier date on ties.
 
     An entry without a figure of its own can still be priced from the catalog, so the base is the
     whole track, not the as-submitted board.
     """
-    time_or_latency = "training-time" if metric_slug == "training-cost" else "inference-latency"
-    entries = leaderboard_entries(task_slug=task_slug, metric_slug=time_or_latency).select_related(
-        "hardware_match__instance__provider"
+    entries = list(
+        leaderboard_entries(task_slug=task_slug, metric_slug=time_metric_of(metric).slug).select_related(
+            "hardware_match__instance__provider"
+        )
     )
-    costs = costs_under(entries, cost_basis)
-    priced = [(entry, costs[entry.id]) for entry in entries if costs[entry.id] is not None]
-    priced.sort(key=lambda pair: (pair[1], pair[0].date, pair[0].id))
-    return [(entry, float(cost)) for entry, cost in priced]
+    costs = costs_under({entry.id: entry_priced_run(entry) for entry in entries}, cost_basis)
+    priced = sorted(
+        ((entry, costs[entry.id]) for entry in entries if costs[entry.id] is not None),
+        key=lambda pair: (pair[1], pair[0].date, pair[0].id),
+    )
+    return [board_row(entry, rank=rank, value=float(cost)) for rank, (entry, cost) in enumerate(priced, start=1)]
+
+
+# --- board rows: one shape for the pages, the exports and the API ---------------------------------------------
+
+ROW_FIELDS = ("id", "source_name", "model", "author", "hardware", "framework", "date", "code_url")
+
+
+@dataclass(frozen=True)
+class BoardRow:
+    """One entry's line on a board: its rank on the whole board, its value in the board's unit, and who ran what."""
+
+    rank: int | None
+    entry_id: int
+    value: float
+    source_name: str
+    model: str
+    team: str
+    hardware: str
+    framework: str
+    date: datetime.date
+    code_url: str
+
+    def as_api_dict(self) -> dict:
+        """The row of the leaderboard document (`manage.py leaderboard --json`, the API)."""
+        return {
+            "rank": self.rank,
+            "entry_id": self.entry_id,
+            "source_name": self.source_name,
+            "value": self.value,
+            "model": self.model,
+            "team": self.team,
+            "hardware": self.hardware,
+            "framework": self.framework,
+            "date": self.date.isoformat(),
+        }
+
+
+def board_row(entry: Entry, *, rank: int | None, value: float) -> BoardRow:
+    return BoardRow(
+        rank=rank,
+        entry_id=entry.id,
+        value=value,
+        source_name=entry.source_name,
+        model=entry.model,
+        team=entry.author,
+        hardware=entry.hardware,
+        framework=entry.framework,
+        date=entry.date,
+        code_url=entry.code_url,
+    )
+
+
+def board_rows_of(entries, *, ranks: dict[int, int] | None, value_field: str, first_rank: int = 1) -> list[BoardRow]:
+    """Rows of entries valued by `value_field`; without `ranks`, the entries' order is their rank from `first_rank`."""
+    return [
+        board_row(
+            entry,
+            rank=ranks.get(entry.id) if ranks is not None else position,
+            value=float(getattr(entry, value_field)),
+        )
+        for position, entry in enumerate(entries, start=first_rank)
+    ]
+
+
+# --- an entry's costs: one composer for the page and the API -------------------------------------------------
+
+
+@dataclass(frozen=True)
+class EntryAccounting:
+    """What an entry cost under every price policy, how its claimed price compares, its energy and carbon."""
+
+    costs: list[PolicyCost]
+    price_warning: str | None
+    footprint: dict | None
+    match: HardwareMatch | None
+
+
+def entry_match(entry: Entry) -> HardwareMatch | None:
+    try:
+        return entry.hardware_match
+    except HardwareMatch.DoesNotExist:
+        return None
+
+
+def entry_priced_run(entry: Entry) -> PricedRun:
+    """The entry as pricing sees it: its figures, its date, and the catalog instance it ran on."""
+    match = entry_match(entry)
+    claimed_cost = entry.claimed.get("cost") if not entry.is_training else None
+    return PricedRun(
+        track=Track(entry.track),
+        date=entry.date,
+        seconds=_decimal_or_none(entry.time_to_accuracy_seconds),
+        latency_ms=_decimal_or_none(entry.latency_ms),
+        claimed_usd_per_hour=entry.cost_per_hour_usd,
+        claimed_usd_per_item=claimed_cost,
+        as_submitted_usd=entry.training_cost_usd if entry.is_training else entry.inference_cost_usd_per_10k,
+        instance=match.instance if match else None,
+        instance_count=match.instance_count if match else 1,
+        unpriced_reason=match.reason if match else "the hardware has not been matched to the catalog",
+    )
+
+
+def entry_accounting(entry: Entry, *, today: datetime.date | None = None) -> EntryAccounting:
+    run = entry_priced_run(entry)
+    footprint = run_footprint(run)
+    return EntryAccounting(
+        costs=run_costs(run, today=today),
+        price_warning=price_warning(run),
+        footprint=None if footprint is None else {"entry_id": entry.id, **footprint},
+        match=entry_match(entry),
+    )
+
+
+def _decimal_or_none(value: float | None) -> Decimal | None:
+    """A stored float as the shortest decimal that reads back as it, for exact cost arithmetic."""
+    return None if value is None else Decimal(repr(value))
 
 
 def entries_list() -> QuerySet[Entry]:
@@ -152,7 +259,7 @@ def home_boards(*, rows_per_board: int) -> list[dict]:
         task_boards = []
         for slug, metric in LEADERBOARD_METRICS.items():
             top = _board(version=version, metric_slug=slug).only(*ROW_FIELDS, metric.field)[:rows_per_board]
-            rows = board_row_dicts(top, ranks=None, value_field=metric.field)
+            rows = board_rows_of(top, ranks=None, value_field=metric.field)
             task_boards.append({"metric": metric, "unit": metric.unit, "results": rows})
         boards.append({"task": version.task, "version": version, "boards": task_boards})
     return boards
@@ -168,7 +275,7 @@ SORTABLE_COLUMNS |= {"hardware": "hardware", "framework": "framework"}
 class BoardView:
     """What a reader asked to see of one leaderboard: filters, sort, and the day it stood on."""
 
-    metric: str = "training-time"
+    metric: str = TRAINING_TIME.slug
     framework: str = ""
     hardware: str = ""
     date_from: datetime.date | None = None
@@ -238,7 +345,7 @@ def chart_frames(*, task_slug: str, as_of: datetime.date | None = None) -> dict[
         frames[slug] = frame.assign(
             value=pd.to_numeric(frame[metric.field], errors="coerce").astype(float),
             label=labels.map(plotly_text),
-            hours=pd.to_numeric(frame["time_to_accuracy_seconds"], errors="coerce") / 3600,
+            hours=hours_of(pd.to_numeric(frame["time_to_accuracy_seconds"], errors="coerce")),
             cost_usd=pd.to_numeric(frame["training_cost_usd"], errors="coerce").astype(float),
             cost_usd_per_10k=pd.to_numeric(frame["inference_cost_usd_per_10k"], errors="coerce").astype(float),
         )
@@ -260,24 +367,3 @@ def submitted_file(*, entry_id: int, role: str) -> SubmittedFile:
 
 def current_task_versions() -> QuerySet[TaskVersion]:
     return TaskVersion.objects.filter(is_current=True).select_related("task").order_by("task__slug")
-
-
-ROW_FIELDS = ("id", "model", "author", "hardware", "framework", "date", "code_url")
-
-
-def board_row_dicts(entries, *, ranks: dict[int, int] | None, value_field: str, first_rank: int = 1) -> list[dict]:
-    """Board rows for pages and exports; without `ranks`, the entries' order is their rank from `first_rank`."""
-    return [
-        {
-            "rank": ranks.get(entry.id) if ranks is not None else position,
-            "value": float(getattr(entry, value_field)),
-            "entry_id": entry.id,
-            "model": entry.model,
-            "team": entry.author,
-            "hardware": entry.hardware,
-            "framework": entry.framework,
-            "date": entry.date,
-            "code_url": entry.code_url,
-        }
-        for position, entry in enumerate(entries, start=first_rank)
-    ]

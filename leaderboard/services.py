@@ -1,4 +1,5 @@
-"""Writes: receiving a submission, judging it, storing an accepted entry, importing DAWNBench trees, submitters.
+"""Writes: receiving a submission, judging it, storing an accepted entry, importing DAWNBench trees, submitters,
+and matching entries to the price catalog.
 
 Every write runs in one transaction. With no Celery broker the judging runs in-process inside the
 receiving transaction, so a rejected submission rolls back and stores nothing. With a broker the
@@ -11,15 +12,28 @@ import hashlib
 import secrets
 from dataclasses import dataclass, field
 
+from celery import current_app
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from rest_framework.authtoken.models import Token
 
-from leaderboard.ingest import ErrorCode, IngestRejection, IngestResult, Issue, check_request, validate_submission
-from leaderboard.models import CurvePoint, Entry, Submission, SubmittedFile, Submitter, TaskVersion
-from leaderboard.selectors import task_catalog
+from dawnboard.errors import ErrorCode, Issue
+from dawnboard.ingest import validate_dawnbench_files
+from dawnboard.results import Results
+from dawnboard.validation import IngestRejection, IngestResult, check_request
+from leaderboard.models import CurvePoint, Entry, HardwareMatch, Submission, SubmittedFile, Submitter, TaskVersion
+from leaderboard.page_cache import board_generation_bump
+from leaderboard.selectors import entry_match, task_catalog
+from pricing.domain.resolver import KnownInstance, resolve_hardware
+from pricing.models import InstanceType
+from pricing.selectors import known_instances
+from pricing.services import LoadSummary, prices_load
+
+# The Celery task that judges a stored submission (leaderboard/tasks.py), queued by name so this module,
+# which the task calls, never imports it back.
+SUBMISSION_JUDGE_TASK = "leaderboard.submission_judge"
 
 
 @dataclass(frozen=True)
@@ -86,8 +100,6 @@ def submission_create(
         verdict = _judge(task_slug=task_slug, track=track, entry=entry, log=log)
         return _outcome(verdict, status="valid" if verdict.accepted else "rejected", dry_run=True)
 
-    from leaderboard.tasks import submission_judge_task
-
     problems = check_request(
         task_slug=task_slug, track=track, has_entry=entry is not None, has_log=log is not None, catalog=task_catalog()
     )
@@ -107,7 +119,11 @@ def submission_create(
         submission = _submission_store(
             task_slug=task_slug, track=track, entry=entry, log=log, source=source, submitter=submitter
         )
-        transaction.on_commit(lambda: submission_judge_task.delay(submission.id, source_name=source_name))
+        transaction.on_commit(
+            lambda: current_app.send_task(
+                SUBMISSION_JUDGE_TASK, args=[submission.id], kwargs={"source_name": source_name}
+            )
+        )
     return SubmissionOutcome(status=Submission.Status.PENDING, submission_id=submission.id)
 
 
@@ -150,14 +166,8 @@ def submission_outcome(*, submission: Submission) -> SubmissionOutcome:
 
 
 def entry_results(entry: Entry) -> dict:
-    return {
-        "accuracy": entry.accuracy,
-        "time_to_accuracy_seconds": entry.time_to_accuracy_seconds,
-        "time_to_accuracy_epoch": entry.time_to_accuracy_epoch,
-        "training_cost_usd": _float_or_none(entry.training_cost_usd),
-        "latency_ms": entry.latency_ms,
-        "inference_cost_usd_per_10k": _float_or_none(entry.inference_cost_usd_per_10k),
-    }
+    """An entry's recomputed results, in the one shape verdicts, commands and the API share."""
+    return Results.of(entry).as_dict()
 
 
 @dataclass(frozen=True)
@@ -203,12 +213,10 @@ def _task_version_for(*, task_slug: str, version: str) -> TaskVersion:
 
 
 def _submission_create_now(*, source_name: str = "", **store) -> SubmissionOutcome:
-    """Store and judge in one transaction, running the Celery task in-process; a rejection rolls back."""
-    from leaderboard.tasks import submission_judge_task
-
+    """Store and judge in one transaction, in this process; a rejection rolls back and leaves nothing."""
     with transaction.atomic():
         submission = _submission_store(**store)
-        submission_judge_task.apply(args=[submission.id], kwargs={"source_name": source_name}, throw=True)
+        submission_judge(submission_id=submission.id, source_name=source_name)
         submission.refresh_from_db()
         outcome = submission_outcome(submission=submission)
         if submission.status == Submission.Status.REJECTED:
@@ -218,7 +226,7 @@ def _submission_create_now(*, source_name: str = "", **store) -> SubmissionOutco
 
 
 def _judge(*, task_slug: str, track: str, entry: Upload | None, log: Upload | None) -> IngestResult | IngestRejection:
-    return validate_submission(
+    return validate_dawnbench_files(
         task_slug=task_slug,
         track=track,
         entry_bytes=entry.content if entry else None,
@@ -291,6 +299,7 @@ def _entry_store(*, submission: Submission, verdict: IngestResult, source_name: 
         ],
         batch_size=500,
     )
+    hardware_match_entry(entry=entry)
     return entry
 
 
@@ -308,5 +317,51 @@ def _outcome(verdict: IngestResult | IngestRejection, *, status: str, dry_run: b
     )
 
 
-def _float_or_none(value) -> float | None:
-    return None if value is None else float(value)
+# --- matching entries to the price catalog ----------------------------------------------------------------
+
+
+def hardware_match_entry(*, entry: Entry, known: list[KnownInstance] | None = None) -> bool:
+    """Resolve an entry's hardware text against the catalog, unless staff set its match by hand.
+
+    Returns whether the stored match changed; an unchanged one is not written again.
+    """
+    existing = entry_match(entry)
+    if existing is not None and existing.set_by_staff:
+        return False
+    resolution = resolve_hardware(entry.hardware, known if known is not None else known_instances())
+    instance_id = None
+    if resolution.resolved:
+        instance_id = InstanceType.objects.get(provider__slug=resolution.provider, name=resolution.instance).id
+    values = {"instance_id": instance_id, "instance_count": max(resolution.count, 1), "reason": resolution.reason[:300]}
+    if existing is not None and all(getattr(existing, name) == value for name, value in values.items()):
+        return False
+    HardwareMatch.objects.update_or_create(entry=entry, defaults=values)
+    return True
+
+
+def hardware_match_all() -> int:
+    """Match every entry again (after the catalog changed); returns how many matches changed."""
+    known = known_instances()
+    entries = Entry.objects.select_related("hardware_match").only("id", "hardware", "hardware_match")
+    with transaction.atomic():
+        return sum(hardware_match_entry(entry=entry, known=known) for entry in entries)
+
+
+@dataclass(frozen=True)
+class CatalogReload:
+    prices: LoadSummary
+    matches_changed: int
+
+
+def catalog_reload(*, text: str) -> CatalogReload:
+    """Load a price catalog CSV, then match every entry against it again, all in one transaction.
+
+    Raises:
+        CatalogError: naming every bad line; nothing is written then.
+    """
+    with transaction.atomic():
+        summary = prices_load(text=text)
+        matches_changed = hardware_match_all()
+        if summary.changed:
+            board_generation_bump()  # quotes are written in bulk, past the signals: costs on cached pages move
+    return CatalogReload(prices=summary, matches_changed=matches_changed)

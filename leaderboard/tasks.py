@@ -1,13 +1,17 @@
-"""Celery tasks: each takes an ID and calls one service; retries and time limits live here."""
+"""Celery tasks: each takes an ID and calls one service; retries and time limits live here.
+
+The services queue these by name (`SUBMISSION_JUDGE_TASK`), so this module imports the services and never
+the other way round.
+"""
 
 from celery import shared_task
 from django.db import InterfaceError, OperationalError
 
-from leaderboard.services import submission_judge
+from leaderboard.services import SUBMISSION_JUDGE_TASK, submission_judge
 
 
 @shared_task(
-    name="leaderboard.submission_judge",
+    name=SUBMISSION_JUDGE_TASK,
     acks_late=True,
     autoretry_for=(OperationalError, InterfaceError),  # the database went away: judging again is safe
     retry_backoff=True,

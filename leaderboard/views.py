@@ -8,22 +8,21 @@ from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
 
+from dawnboard.errors import ERROR_DESCRIPTIONS, WARNING_DESCRIPTIONS, needs_attention
+from dawnboard.metrics import INFERENCE_COST, LEADERBOARD_METRICS, TRAINING_COST
+from dawnboard.scoring import hours_of
 from leaderboard import charts, selectors
 from leaderboard.analysis import pareto_front, record_progression
-from leaderboard.export import csv_text
+from leaderboard.export import EXPORT_COLUMNS, csv_text, export_record
 from leaderboard.forms import AsOfForm, BoardForm, CompareForm
-from leaderboard.ingest.errors import ERROR_DESCRIPTIONS, WARNING_DESCRIPTIONS
-from leaderboard.metrics import LEADERBOARD_METRICS
 from leaderboard.models import Entry, SubmittedFile, TaskVersion
 from leaderboard.page_cache import cached_page
-from pricing import selectors as pricing_selectors
 
 PAGE_SIZE = 50
 BOARD_COLUMNS = [
     ("rank", "Rank"), ("value", "Value"), ("model", "Model"), ("team", "Team"),
     ("hardware", "Hardware"), ("framework", "Framework"), ("date", "Date"),
 ]  # fmt: skip
-EXPORT_COLUMNS = ["rank", "value", "unit", "model", "team", "hardware", "framework", "date", "entry_id", "code_url"]
 
 
 @cached_page
@@ -46,7 +45,7 @@ def task_detail(request, slug: str):
         "metric": LEADERBOARD_METRICS[view.metric],
         "metrics": LEADERBOARD_METRICS.values(),
         "page": page,
-        "rows": selectors.board_row_dicts(
+        "rows": selectors.board_rows_of(
             page.object_list, ranks=rows.ranks, value_field=rows.value_field, first_rank=page.start_index()
         ),
         "frameworks": selectors.task_frameworks(task_slug=slug),
@@ -63,12 +62,8 @@ def task_export(request, slug: str, file_format: str):
     view = BoardForm(request.GET).board_view()
     rows = selectors.board_rows(task_slug=slug, view=view)
     metric = LEADERBOARD_METRICS[view.metric]
-    board = selectors.board_row_dicts(rows.entries, ranks=rows.ranks, value_field=rows.value_field)
-    records = [
-        [row["rank"], row["value"], metric.unit, row["model"], row["team"], row["hardware"], row["framework"],
-         row["date"].isoformat(), row["entry_id"], row["code_url"]]
-        for row in board
-    ]  # fmt: skip
+    board = selectors.board_rows_of(rows.entries, ranks=rows.ranks, value_field=rows.value_field)
+    records = [export_record(row, unit=metric.unit) for row in board]
     name = f"dawnboard-{version.task.slug}-{view.metric}"
     if file_format == "csv":
         response = HttpResponse(csv_text(EXPORT_COLUMNS, records), content_type="text/csv; charset=utf-8")
@@ -92,10 +87,11 @@ def entry_detail(request, pk: int):
         raise Http404("No entry has this id.") from None
     version = entry.task_version
     figure = None
-    if entry.track == "train":
+    if entry.is_training:
         figure = charts.curve_figure(
             [_curve(entry)], threshold=float(version.threshold), metric_label=version.metric_label
         )
+    accounting = selectors.entry_accounting(entry)
     context = {
         "entry": entry,
         "version": version,
@@ -103,10 +99,11 @@ def entry_detail(request, pk: int):
         "curve": list(entry.curve.all()),
         "figure": _figure_data(figure),
         "claims": _claims(entry),
-        "costs": pricing_selectors.entry_costs(entry),
-        "price_warning": pricing_selectors.entry_price_warning(entry),
-        "footprint": pricing_selectors.entry_footprint(entry),
-        "match": pricing_selectors.entry_match(entry),
+        "warnings": _warnings(entry),
+        "costs": accounting.costs,
+        "price_warning": accounting.price_warning,
+        "footprint": accounting.footprint,
+        "match": accounting.match,
     }
     return render(request, "leaderboard/entry.html", context)
 
@@ -129,8 +126,8 @@ def task_charts(request, slug: str):
     frames = selectors.chart_frames(task_slug=slug, as_of=form.as_of_date())
     sections = []
     for name, metric, tradeoff in (
-        ("time-cost", "training-cost", charts.TIME_AGAINST_COST),
-        ("latency-cost", "inference-cost", charts.LATENCY_AGAINST_COST),
+        ("time-cost", TRAINING_COST.slug, charts.TIME_AGAINST_COST),
+        ("latency-cost", INFERENCE_COST.slug, charts.LATENCY_AGAINST_COST),
     ):
         frame = frames[metric].dropna(subset=[tradeoff.x, tradeoff.y])
         if not frame.empty:
@@ -159,7 +156,7 @@ def compare(request):
     form = CompareForm(request.GET)
     entries = selectors.entries_for_comparison(entry_ids=form.entry_ids())
     # Curves share an axis only within one task version: the first training entry's decides.
-    trained = [entry for entry in entries if entry.track == "train"]
+    trained = [entry for entry in entries if entry.is_training]
     trained = [entry for entry in trained if entry.task_version_id == trained[0].task_version_id]
     figure = None
     if trained:
@@ -188,7 +185,8 @@ def _current_version(slug: str) -> TaskVersion:
 
 def _curve(entry: Entry) -> charts.Curve:
     points = list(entry.curve.all())
-    crossing_hours = entry.time_to_accuracy_seconds / 3600 if entry.time_to_accuracy_seconds is not None else None
+    seconds = entry.time_to_accuracy_seconds
+    crossing_hours = hours_of(seconds) if seconds is not None else None
     return charts.Curve(
         name=charts.plotly_text(f"#{entry.id} {entry.model} ({entry.author})"),
         hours=[point.hours for point in points],
@@ -201,7 +199,7 @@ def _curve(entry: Entry) -> charts.Curve:
 def _claims(entry: Entry) -> list[tuple[str, object, object]]:
     """(what, as claimed in the entry, as Dawnboard recomputed it) for the entry page."""
     claimed = entry.claimed
-    if entry.track == "train":
+    if entry.is_training:
         return [
             ("costPerHour (USD per hour)", claimed.get("costPerHour"), entry.cost_per_hour_usd),
             ("time to accuracy (seconds)", "not claimed: read off the log", entry.time_to_accuracy_seconds),
@@ -214,6 +212,12 @@ def _claims(entry: Entry) -> list[tuple[str, object, object]]:
         ("cost (USD per item)", claimed.get("cost"), None),
         ("cost per 10,000 items (USD)", "not claimed", entry.inference_cost_usd_per_10k),
     ]
+
+
+def _warnings(entry: Entry) -> list[dict]:
+    """The entry's warnings, those that question a figure first (entries stored before the order was kept too)."""
+    warnings = [{**warning, "attention": needs_attention(warning["code"])} for warning in entry.warnings]
+    return sorted(warnings, key=lambda warning: not warning["attention"])
 
 
 def _comparison_rows(entries: list[Entry]) -> list[tuple[str, list]]:

@@ -1,10 +1,20 @@
-"""The price catalog: providers, instance types, dated price quotes; reference data for footprints;
-and each entry's hardware match."""
+"""The price catalog: providers, instance types, dated price quotes; reference data for footprints.
+
+Nothing here knows of entries: which instance an entry ran on is the leaderboard's `HardwareMatch`."""
 
 from __future__ import annotations
 
 from django.db import models
 from django.db.models import F, Q
+
+from pricing.domain.catalog import (
+    GRID_DECIMAL_PLACES,
+    MEMORY_DECIMAL_PLACES,
+    POWER_DECIMAL_PLACES,
+    PRICE_DECIMAL_PLACES,
+    PUE_DECIMAL_PLACES,
+)
+from pricing.domain.cost import usd_per_hour_text
 
 
 class Provider(models.Model):
@@ -21,7 +31,7 @@ class InstanceType(models.Model):
     accelerator = models.CharField(max_length=30, blank=True)
     accelerator_count = models.PositiveIntegerField(default=0)
     vcpus = models.PositiveIntegerField(default=0)
-    memory_gib = models.DecimalField(max_digits=10, decimal_places=2, default=0)
+    memory_gib = models.DecimalField(max_digits=10, decimal_places=MEMORY_DECIMAL_PLACES, default=0)
 
     class Meta:
         ordering = ["provider__slug", "name"]
@@ -43,7 +53,7 @@ class PriceQuote(models.Model):
     instance = models.ForeignKey(InstanceType, on_delete=models.PROTECT, related_name="quotes")
     region = models.CharField(max_length=50)
     pricing_model = models.CharField(max_length=12, choices=PricingModel.choices)
-    usd_per_hour = models.DecimalField(max_digits=14, decimal_places=6)
+    usd_per_hour = models.DecimalField(max_digits=20, decimal_places=PRICE_DECIMAL_PLACES)
     valid_from = models.DateField()
     valid_to = models.DateField(null=True, blank=True, help_text="Empty: still valid.")
     source_url = models.URLField(max_length=500)
@@ -63,12 +73,13 @@ class PriceQuote(models.Model):
         indexes = [models.Index(fields=["instance", "pricing_model", "valid_from"], name="quote_lookup")]
 
     def __str__(self) -> str:
-        return f"{self.instance} {self.region} {self.pricing_model} {self.usd_per_hour} USD/h from {self.valid_from}"
+        price = usd_per_hour_text(self.usd_per_hour)
+        return f"{self.instance} {self.region} {self.pricing_model} {price} USD/h from {self.valid_from}"
 
 
 class Accelerator(models.Model):
     name = models.CharField(max_length=30, unique=True)
-    board_power_watts = models.DecimalField(max_digits=8, decimal_places=1)
+    board_power_watts = models.DecimalField(max_digits=8, decimal_places=POWER_DECIMAL_PLACES)
     source_url = models.URLField(max_length=500)
     note = models.TextField(blank=True)
 
@@ -79,8 +90,8 @@ class Accelerator(models.Model):
 class GridRegion(models.Model):
     provider = models.ForeignKey(Provider, on_delete=models.PROTECT, related_name="grid_regions")
     region = models.CharField(max_length=50)
-    grams_co2e_per_kwh = models.DecimalField(max_digits=8, decimal_places=1)
-    pue = models.DecimalField(max_digits=5, decimal_places=3, null=True, blank=True)
+    grams_co2e_per_kwh = models.DecimalField(max_digits=10, decimal_places=GRID_DECIMAL_PLACES)
+    pue = models.DecimalField(max_digits=5, decimal_places=PUE_DECIMAL_PLACES, null=True, blank=True)
     source_url = models.URLField(max_length=500)
     note = models.TextField(blank=True)
 
@@ -89,22 +100,3 @@ class GridRegion(models.Model):
 
     def __str__(self) -> str:
         return f"{self.provider.slug} {self.region}"
-
-
-class HardwareMatch(models.Model):
-    """Which catalog instance (and how many) an entry ran on, as resolved from its text or set by staff."""
-
-    entry = models.OneToOneField("leaderboard.Entry", on_delete=models.CASCADE, related_name="hardware_match")
-    instance = models.ForeignKey(InstanceType, null=True, blank=True, on_delete=models.PROTECT)
-    instance_count = models.PositiveIntegerField(default=1)
-    reason = models.CharField(max_length=300)
-    set_by_staff = models.BooleanField(default=False, help_text="A staff match is never overwritten by the resolver.")
-    updated_at = models.DateTimeField(auto_now=True)
-
-    class Meta:
-        constraints = [
-            models.CheckConstraint(condition=Q(instance_count__gte=1), name="at_least_one_instance"),
-        ]
-
-    def __str__(self) -> str:
-        return f"entry {self.entry_id}: {self.instance or 'unresolved'}"

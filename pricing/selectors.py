@@ -1,12 +1,19 @@
-"""Reads: quotes on a date, an entry's cost under each policy, its footprint."""
+"""Reads: quotes on a date, a run's cost under each policy, its footprint.
+
+A run is described in plain values (`PricedRun`), never as a leaderboard entry: pricing knows nothing
+of entries, and the leaderboard builds a `PricedRun` from each of its own.
+"""
 
 from __future__ import annotations
 
 import datetime
+from collections.abc import Mapping
+from dataclasses import dataclass
 from decimal import Decimal
 
 from django.utils import timezone
 
+from dawnboard.rules import Track
 from pricing.domain.cost import (
     AS_SUBMITTED,
     CATALOG_AT_SUBMISSION,
@@ -18,10 +25,11 @@ from pricing.domain.cost import (
     inference_cost_per_10k,
     training_arithmetic,
     training_cost,
+    usd_per_hour_text,
 )
-from pricing.domain.footprint import Footprint, training_footprint
+from pricing.domain.footprint import HOST_SOURCE, WATTS_PER_GIB, WATTS_PER_VCPU, Footprint, training_footprint
 from pricing.domain.resolver import KnownInstance
-from pricing.models import Accelerator, GridRegion, HardwareMatch, InstanceType, PriceQuote
+from pricing.models import Accelerator, GridRegion, InstanceType, PriceQuote
 
 POLICY_QUOTES = {
     CATALOG_AT_SUBMISSION: (PriceQuote.PricingModel.ON_DEMAND, "entry date"),
@@ -64,90 +72,105 @@ def quote_on(
     return QuoteBook([instance.id]).on(instance_id=instance.id, day=day, pricing_model=pricing_model, region=region)
 
 
-def entry_match(entry) -> HardwareMatch | None:
-    try:
-        return entry.hardware_match
-    except HardwareMatch.DoesNotExist:
-        return None
+@dataclass(frozen=True)
+class PricedRun:
+    """What the cost policies need to know of a training run or an inference measurement.
+
+    Attributes:
+        track: training (priced by its time) or inference (priced by its latency, per 10,000 items).
+        date: the day the run was made, for the price valid then.
+        seconds: time to accuracy (training).
+        latency_ms: mean time per item (inference).
+        claimed_usd_per_hour: the price the run states for its hardware, if any.
+        claimed_usd_per_item: the inference cost per item the run states, if any.
+        as_submitted_usd: the cost from the run's own figures (training cost, or cost per 10,000 items).
+        instance: the catalog instance it ran on, or None.
+        instance_count: how many of them.
+        unpriced_reason: why there is no instance, when there is none.
+    """
+
+    track: Track
+    date: datetime.date
+    seconds: Decimal | None
+    latency_ms: Decimal | None
+    claimed_usd_per_hour: Decimal | None
+    claimed_usd_per_item: float | None
+    as_submitted_usd: Decimal | None
+    instance: InstanceType | None = None
+    instance_count: int = 1
+    unpriced_reason: str = "the hardware has not been matched to the catalog"
 
 
-def entry_costs(entry, *, today: datetime.date | None = None, book: QuoteBook | None = None) -> list[PolicyCost]:
-    """The entry's training cost (or inference cost per 10,000 items) under every policy, with the arithmetic."""
+def run_costs(run: PricedRun, *, today: datetime.date | None = None, book: QuoteBook | None = None) -> list[PolicyCost]:
+    """The run's training cost (or inference cost per 10,000 items) under every policy, with the arithmetic."""
     today = today or timezone.localdate()
-    costs = [_as_submitted(entry)]
-    match = entry_match(entry)
-    if match is not None and match.instance is not None and book is None:
-        book = QuoteBook([match.instance_id])
+    costs = [_as_submitted(run)]
+    if run.instance is not None and book is None:
+        book = QuoteBook([run.instance.id])
     for policy, (pricing_model, when) in POLICY_QUOTES.items():
-        if match is None or match.instance is None:
-            reason = match.reason if match else "the hardware has not been matched to the catalog"
-            costs.append(PolicyCost(policy, None, f"no catalog price: {reason}"))
+        if run.instance is None:
+            costs.append(PolicyCost(policy, None, f"no catalog price: {run.unpriced_reason}"))
             continue
-        day = entry.date if when == "entry date" else today
-        quote = book.on(instance_id=match.instance_id, day=day, pricing_model=pricing_model)
+        day = run.date if when == "entry date" else today
+        quote = book.on(instance_id=run.instance.id, day=day, pricing_model=pricing_model)
         if quote is None:
-            costs.append(PolicyCost(policy, None, f"no {pricing_model} price for {match.instance} on {day}"))
+            costs.append(PolicyCost(policy, None, f"no {pricing_model} price for {run.instance} on {day}"))
             continue
-        source = f"{pricing_model} {match.instance} {quote.region} on {day}"
-        costs.append(_priced(entry, policy, quote, match.instance_count, source))
+        source = f"{pricing_model} {run.instance} {quote.region} on {day}"
+        costs.append(_priced(run, policy, quote, source))
     return costs
 
 
-def costs_under(entries, policy: str, *, today: datetime.date | None = None) -> dict[int, Decimal | None]:
-    """Each entry's cost under one policy, with the quotes of all their instances read in one query."""
-    entries = list(entries)
-    book = QuoteBook(match.instance_id for entry in entries if (match := entry_match(entry)) and match.instance_id)
+def costs_under(runs: Mapping[int, PricedRun], policy: str, *, today: datetime.date | None = None) -> dict:
+    """Each run's cost under one policy, keyed as given, with the quotes of all their instances read in one query."""
+    book = QuoteBook(run.instance.id for run in runs.values() if run.instance is not None)
     return {
-        entry.id: next(cost.usd for cost in entry_costs(entry, today=today, book=book) if cost.policy == policy)
-        for entry in entries
+        key: next(cost.usd for cost in run_costs(run, today=today, book=book) if cost.policy == policy)
+        for key, run in runs.items()
     }
 
 
-def entry_price_warning(entry) -> str | None:
-    """A warning when the claimed costPerHour is more than 10 % from the catalog price on the entry's date."""
-    claimed = entry.cost_per_hour_usd
-    match = entry_match(entry)
-    if claimed is None or match is None or match.instance is None:
+def price_warning(run: PricedRun) -> str | None:
+    """A warning when the claimed price per hour is more than 10 % from the catalog price on the run's date."""
+    claimed, instance = run.claimed_usd_per_hour, run.instance
+    if claimed is None or instance is None:
         return None
-    quote = quote_on(instance=match.instance, day=entry.date, pricing_model=PriceQuote.PricingModel.ON_DEMAND)
+    quote = quote_on(instance=instance, day=run.date, pricing_model=PriceQuote.PricingModel.ON_DEMAND)
     if quote is None:
         return None
-    catalog = quote.usd_per_hour * match.instance_count
+    catalog = quote.usd_per_hour * run.instance_count
     if claimed_price_differs(claimed_usd_per_hour=claimed, catalog_usd_per_hour=catalog):
         return (
-            f"costPerHour {claimed} USD/h differs by more than 10 % from the catalog's on-demand price of "
-            f"{catalog} USD/h for {match.instance} on {entry.date} ({quote.source_url})."
+            f"costPerHour {usd_per_hour_text(claimed)} USD/h differs by more than 10 % from the catalog's on-demand "
+            f"price of {usd_per_hour_text(catalog)} USD/h for {instance} on {run.date} ({quote.source_url})."
         )
     return None
 
 
-def entry_footprint(entry) -> dict | None:
-    """Energy and carbon of a training entry, with every factor and its source; None when it cannot be estimated."""
-    match = entry_match(entry)
-    if entry.track != "train" or match is None or match.instance is None:
+def run_footprint(run: PricedRun) -> dict | None:
+    """Energy and carbon of a training run, with every factor and its source; None when it cannot be estimated."""
+    instance = run.instance
+    if run.track != Track.TRAIN or instance is None or run.seconds is None:
         return None
-    instance = match.instance
     accelerator = Accelerator.objects.filter(name=instance.accelerator).first() if instance.accelerator else None
-    grid = GridRegion.objects.filter(provider=instance.provider).order_by("region")
-    quote = quote_on(instance=instance, day=entry.date, pricing_model=PriceQuote.PricingModel.ON_DEMAND)
-    region = grid.filter(region=quote.region).first() if quote else None
-    region = region or grid.first()
     if instance.accelerator and accelerator is None:
         return None
+    grid = GridRegion.objects.filter(provider=instance.provider).order_by("region")
+    quote = quote_on(instance=instance, day=run.date, pricing_model=PriceQuote.PricingModel.ON_DEMAND)
+    region = (grid.filter(region=quote.region).first() if quote else None) or grid.first()
     footprint: Footprint = training_footprint(
-        seconds=Decimal(repr(entry.time_to_accuracy_seconds)),
+        seconds=run.seconds,
         board_power_watts=accelerator.board_power_watts if accelerator else Decimal(0),
         accelerator_count=instance.accelerator_count,
         vcpus=instance.vcpus,
         memory_gib=instance.memory_gib,
-        instance_count=match.instance_count,
+        instance_count=run.instance_count,
         pue=region.pue if region and region.pue else Decimal(1),
         grams_co2e_per_kwh=region.grams_co2e_per_kwh if region else None,
     )
     return {
-        "entry_id": entry.id,
         "instance": f"{instance.provider.slug} {instance.name}",
-        "instance_count": match.instance_count,
+        "instance_count": run.instance_count,
         "hours": float(footprint.hours),
         "accelerator": instance.accelerator,
         "accelerator_count": instance.accelerator_count,
@@ -155,7 +178,7 @@ def entry_footprint(entry) -> dict | None:
         "board_power_source": accelerator.source_url if accelerator else None,
         "accelerator_watts": float(footprint.accelerator_watts),
         "host_watts": float(footprint.host_watts),
-        "host_source": "https://www.cloudcarbonfootprint.org/docs/methodology/ (3.5 W per vCPU, 0.392 W per GiB)",
+        "host_source": f"{HOST_SOURCE} ({WATTS_PER_VCPU} W per vCPU, {WATTS_PER_GIB} W per GiB)",
         "pue": float(footprint.pue),
         "pue_source": region.source_url if region and region.pue else "none published here: 1.0 assumed",
         "energy_kwh": float(footprint.energy_kwh),
@@ -166,34 +189,33 @@ def entry_footprint(entry) -> dict | None:
     }
 
 
-def _as_submitted(entry) -> PolicyCost:
-    if entry.track == "train":
-        if entry.training_cost_usd is None:
+def _as_submitted(run: PricedRun) -> PolicyCost:
+    if run.track == Track.TRAIN:
+        if run.as_submitted_usd is None:
             return PolicyCost(AS_SUBMITTED, None, "the entry gives no costPerHour")
-        seconds = Decimal(repr(entry.time_to_accuracy_seconds))
         arithmetic = training_arithmetic(
-            seconds=seconds, usd_per_hour=entry.cost_per_hour_usd, count=1, source="the entry's costPerHour"
+            seconds=run.seconds, usd_per_hour=run.claimed_usd_per_hour, count=1, source="the entry's costPerHour"
         )
-        return PolicyCost(AS_SUBMITTED, entry.training_cost_usd, arithmetic)
-    if entry.inference_cost_usd_per_10k is None:
+        return PolicyCost(AS_SUBMITTED, run.as_submitted_usd, arithmetic)
+    if run.as_submitted_usd is None:
         return PolicyCost(AS_SUBMITTED, None, "the entry gives no cost")
-    claimed = entry.claimed.get("cost")
     return PolicyCost(
-        AS_SUBMITTED, entry.inference_cost_usd_per_10k, f"{claimed} USD per item (the entry's cost) x 10,000"
+        AS_SUBMITTED, run.as_submitted_usd, f"{run.claimed_usd_per_item} USD per item (the entry's cost) x 10,000"
     )
 
 
-def _priced(entry, policy: str, quote: PriceQuote, count: int, source: str) -> PolicyCost:
-    if entry.track == "train":
-        seconds = Decimal(repr(entry.time_to_accuracy_seconds))
-        usd = training_cost(seconds=seconds, usd_per_hour=quote.usd_per_hour, count=count)
-        arithmetic = training_arithmetic(seconds=seconds, usd_per_hour=quote.usd_per_hour, count=count, source=source)
-    else:
-        if entry.latency_ms is None:
-            return PolicyCost(policy, None, "the entry gives no latency")
-        latency = Decimal(repr(entry.latency_ms))
-        usd = inference_cost_per_10k(latency_ms=latency, usd_per_hour=quote.usd_per_hour, count=count)
-        arithmetic = inference_arithmetic(
-            latency_ms=latency, usd_per_hour=quote.usd_per_hour, count=count, source=source
+def _priced(run: PricedRun, policy: str, quote: PriceQuote, source: str) -> PolicyCost:
+    count = run.instance_count
+    if run.track == Track.TRAIN:
+        usd = training_cost(seconds=run.seconds, usd_per_hour=quote.usd_per_hour, count=count)
+        arithmetic = training_arithmetic(
+            seconds=run.seconds, usd_per_hour=quote.usd_per_hour, count=count, source=source
         )
+        return PolicyCost(policy, usd, arithmetic)
+    if run.latency_ms is None:
+        return PolicyCost(policy, None, "the entry gives no latency")
+    usd = inference_cost_per_10k(latency_ms=run.latency_ms, usd_per_hour=quote.usd_per_hour, count=count)
+    arithmetic = inference_arithmetic(
+        latency_ms=run.latency_ms, usd_per_hour=quote.usd_per_hour, count=count, source=source
+    )
     return PolicyCost(policy, usd, arithmetic)

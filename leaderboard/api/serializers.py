@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from rest_framework import serializers
 
+from leaderboard import selectors
 from leaderboard.models import CurvePoint, Entry, SubmittedFile, Task, TaskVersion
 from leaderboard.services import entry_results
-from pricing import selectors as pricing_selectors
 
 
 class SubmissionRequestSerializer(serializers.Serializer):
@@ -68,6 +68,8 @@ class TaskVersionSerializer(serializers.ModelSerializer):
             "scale",
             "is_current",
             "source",
+            "documented_log_columns",
+            "documented_fields",
         ]
 
 
@@ -133,14 +135,14 @@ class EntryDetailSerializer(EntrySerializer):
     def get_cost_policies(self, entry: Entry) -> list[dict]:
         return [
             {"policy": cost.policy, "usd": None if cost.usd is None else str(cost.usd), "arithmetic": cost.arithmetic}
-            for cost in pricing_selectors.entry_costs(entry)
+            for cost in self._accounting(entry).costs
         ]
 
     def get_price_warning(self, entry: Entry) -> str | None:
-        return pricing_selectors.entry_price_warning(entry)
+        return self._accounting(entry).price_warning
 
     def get_hardware_match(self, entry: Entry) -> dict | None:
-        match = pricing_selectors.entry_match(entry)
+        match = self._accounting(entry).match
         if match is None:
             return None
         instance = match.instance
@@ -154,4 +156,11 @@ class EntryDetailSerializer(EntrySerializer):
         }
 
     def get_footprint(self, entry: Entry) -> dict | None:
-        return pricing_selectors.entry_footprint(entry)
+        return self._accounting(entry).footprint
+
+    def _accounting(self, entry: Entry) -> selectors.EntryAccounting:
+        """The entry's costs, composed once for the four fields that show them (the page uses the same)."""
+        cache = self.context.setdefault("accounting", {})
+        if entry.id not in cache:
+            cache[entry.id] = selectors.entry_accounting(entry)
+        return cache[entry.id]

@@ -12,6 +12,7 @@ from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from dawnboard.rules import Track
 from leaderboard import selectors
 from leaderboard.api.errors import rejected_response
 from leaderboard.api.serializers import (
@@ -93,7 +94,7 @@ class SubmissionDetailView(APIView):
 
 class EntryFilter(filters.FilterSet):
     task = filters.CharFilter(field_name="task__slug")
-    track = filters.ChoiceFilter(choices=[("train", "train"), ("inference", "inference")])
+    track = filters.ChoiceFilter(choices=[(track.value, track.value) for track in Track])
     framework = filters.CharFilter(lookup_expr="icontains")
     hardware = filters.CharFilter(lookup_expr="icontains")
 

@@ -7,6 +7,10 @@ from decimal import Decimal
 
 from django import template
 
+from dawnboard.metrics import INFERENCE_LATENCY, TRAINING_TIME
+from dawnboard.scoring import SECONDS_PER_HOUR, hours_of
+
+SECONDS_PER_MINUTE = 60
 register = template.Library()
 
 
@@ -16,10 +20,10 @@ def hms(seconds) -> str:
     if seconds is None:
         return ""
     seconds = float(seconds)
-    if seconds < 60:
+    if seconds < SECONDS_PER_MINUTE:
         return f"0:00:{seconds:05.2f}"
-    hours, rest = divmod(round(seconds), 3600)
-    minutes, whole_seconds = divmod(rest, 60)
+    hours, rest = divmod(round(seconds), SECONDS_PER_HOUR)
+    minutes, whole_seconds = divmod(rest, SECONDS_PER_MINUTE)
     return f"{hours}:{minutes:02d}:{whole_seconds:02d}"
 
 
@@ -37,16 +41,16 @@ def metric_value(value, metric_slug: str) -> str:
     """A board value in its unit: h:mm:ss for time, dollars for costs, ms for latency."""
     if value is None:
         return ""
-    if metric_slug == "training-time":
+    if metric_slug == TRAINING_TIME.slug:
         return hms(value)
-    if metric_slug in ("training-cost", "inference-cost"):
-        return usd(value)
-    return f"{float(value):.4g} ms"
+    if metric_slug == INFERENCE_LATENCY.slug:
+        return f"{float(value):.4g} ms"
+    return usd(value)
 
 
 @register.filter
 def hours(seconds) -> str:
-    return "" if seconds is None else f"{float(seconds) / 3600:.6g}"
+    return "" if seconds is None else f"{hours_of(float(seconds)):.6g}"
 
 
 @register.filter

@@ -2,10 +2,21 @@
 
 from rest_framework import generics, serializers
 
+from pricing.domain.catalog import PRICE_DECIMAL_PLACES
+from pricing.domain.cost import usd_per_hour_text
 from pricing.models import InstanceType, PriceQuote
 
 
+class PriceField(serializers.DecimalField):
+    """USD per hour with 6 decimal places, or every one the catalog gives (see `usd_per_hour_text`)."""
+
+    def to_representation(self, value):
+        return usd_per_hour_text(value)
+
+
 class PriceQuoteSerializer(serializers.ModelSerializer):
+    usd_per_hour = PriceField(max_digits=20, decimal_places=PRICE_DECIMAL_PLACES, read_only=True)
+
     class Meta:
         model = PriceQuote
         fields = ["id", "region", "pricing_model", "usd_per_hour", "valid_from", "valid_to", "source_url", "note"]

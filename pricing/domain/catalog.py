@@ -9,8 +9,10 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
+from pathlib import Path
 from typing import TypeVar
 
+BUNDLED_CATALOG_DIR = Path(__file__).resolve().parents[1] / "data"  # prices.csv, accelerators.csv, grid.csv
 PRICE_COLUMNS = [
     "provider", "instance", "accelerator", "accelerator_count", "vcpus", "memory_gib",
     "region", "pricing_model", "usd_per_hour", "valid_from", "source_url", "note",
@@ -18,6 +20,13 @@ PRICE_COLUMNS = [
 ACCELERATOR_COLUMNS = ["accelerator", "board_power_watts", "source_url", "note"]
 GRID_COLUMNS = ["provider", "region", "grams_co2e_per_kwh", "pue", "source_url", "note"]
 PRICING_MODELS = ("on-demand", "spot", "commit-1y", "commit-3y")
+# Decimal places each number keeps in the database. A catalog row with more is refused by line rather than
+# rounded on the way in, so a reload of an unchanged file compares equal and changes nothing.
+PRICE_DECIMAL_PLACES = 10
+MEMORY_DECIMAL_PLACES = 2
+POWER_DECIMAL_PLACES = 1
+GRID_DECIMAL_PLACES = 2
+PUE_DECIMAL_PLACES = 3
 SLUG = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 Row = TypeVar("Row")
 
@@ -95,10 +104,10 @@ def parse_prices(text: str) -> list[PriceRow]:
             accelerator=cells.text("accelerator", required=False),
             accelerator_count=cells.whole("accelerator_count"),
             vcpus=cells.whole("vcpus"),
-            memory_gib=cells.number("memory_gib"),
+            memory_gib=cells.number("memory_gib", places=MEMORY_DECIMAL_PLACES),
             region=cells.text("region"),
             pricing_model=cells.choice("pricing_model", PRICING_MODELS),
-            usd_per_hour=cells.number("usd_per_hour", positive=True),
+            usd_per_hour=cells.number("usd_per_hour", positive=True, places=PRICE_DECIMAL_PLACES),
             valid_from=cells.date("valid_from"),
             source_url=cells.url("source_url"),
             note=cells.text("note", required=False),
@@ -112,7 +121,7 @@ def parse_accelerators(text: str) -> list[AcceleratorRow]:
         return AcceleratorRow(
             line=line,
             accelerator=cells.text("accelerator"),
-            board_power_watts=cells.number("board_power_watts", positive=True),
+            board_power_watts=cells.number("board_power_watts", positive=True, places=POWER_DECIMAL_PLACES),
             source_url=cells.url("source_url"),
             note=cells.text("note", required=False),
         )
@@ -126,8 +135,8 @@ def parse_grid(text: str) -> list[GridRow]:
             line=line,
             provider=cells.slug("provider"),
             region=cells.text("region"),
-            grams_co2e_per_kwh=cells.number("grams_co2e_per_kwh"),
-            pue=cells.number("pue", positive=True) if cells.record["pue"] else None,
+            grams_co2e_per_kwh=cells.number("grams_co2e_per_kwh", places=GRID_DECIMAL_PLACES),
+            pue=cells.number("pue", positive=True, places=PUE_DECIMAL_PLACES) if cells.record["pue"] else None,
             source_url=cells.url("source_url"),
             note=cells.text("note", required=False),
         )
@@ -198,7 +207,7 @@ class _Fields:
             return 0
         return int(value)
 
-    def number(self, field: str, *, positive: bool = False) -> Decimal:
+    def number(self, field: str, *, places: int, positive: bool = False) -> Decimal:
         value = self.record[field]
         try:
             number = Decimal(value)
@@ -207,6 +216,8 @@ class _Fields:
         except InvalidOperation:
             self._bad(field, f"'{value}' is not a {'positive' if positive else 'non-negative'} number")
             return Decimal(0)
+        if -number.as_tuple().exponent > places:
+            self._bad(field, f"'{value}' has more than the {places} decimal places the catalog keeps")
         return number
 
     def date(self, field: str) -> datetime.date:

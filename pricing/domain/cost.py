@@ -3,6 +3,9 @@
 Policies: `as-submitted` (the entry's own costPerHour / cost, DAWNBench's rule), `catalog-at-submission`
 (the on-demand catalog price valid on the entry's date), `catalog-today` (the same hardware at today's
 on-demand price), `spot-today` (today's spot price; shown, never ranked by default).
+
+The arithmetic itself is the benchmark's (`dawnboard.scoring`); this module adds the policies and the
+sentence that shows each figure's working.
 """
 
 from __future__ import annotations
@@ -10,14 +13,23 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
+from dawnboard.scoring import (
+    ITEMS_PER_INFERENCE_COST,
+    MS_PER_SECOND,
+    SECONDS_PER_HOUR,
+    hours_of,
+    inference_cost_usd_per_10k,
+    inference_cost_usd_per_item,
+    training_cost_usd,
+)
+
 AS_SUBMITTED = "as-submitted"
 CATALOG_AT_SUBMISSION = "catalog-at-submission"
 CATALOG_TODAY = "catalog-today"
 SPOT_TODAY = "spot-today"
 COST_POLICIES = (AS_SUBMITTED, CATALOG_AT_SUBMISSION, CATALOG_TODAY, SPOT_TODAY)
-SECONDS_PER_HOUR = Decimal(3600)
-ITEMS = 10_000
 CLAIM_TOLERANCE = Decimal("0.10")
+PRICE_SHOWN_PLACES = 6  # prices are shown with at least these decimal places, and with every one the catalog has
 
 
 @dataclass(frozen=True)
@@ -29,27 +41,37 @@ class PolicyCost:
     arithmetic: str
 
 
+def usd_per_hour_text(usd_per_hour: Decimal) -> str:
+    """A price as shown everywhere: 6 decimal places (3.060000), more when the catalog gives more (5.06879789)."""
+    places = max(PRICE_SHOWN_PLACES, -usd_per_hour.normalize().as_tuple().exponent)
+    return f"{usd_per_hour:.{places}f}"
+
+
 def training_cost(*, seconds: Decimal, usd_per_hour: Decimal, count: int = 1) -> Decimal:
-    return seconds / SECONDS_PER_HOUR * usd_per_hour * count
+    """A run of `seconds` on `count` machines at `usd_per_hour` each."""
+    return training_cost_usd(hours=hours_of(seconds), usd_per_hour=usd_per_hour, machines=count)
 
 
 def inference_cost_per_10k(*, latency_ms: Decimal, usd_per_hour: Decimal, count: int = 1) -> Decimal:
     """Latency x 10,000 items x the price per second of the machine(s)."""
-    return latency_ms / 1000 * ITEMS * usd_per_hour * count / SECONDS_PER_HOUR
+    per_item = inference_cost_usd_per_item(latency_ms=latency_ms, usd_per_hour=usd_per_hour, machines=count)
+    return inference_cost_usd_per_10k(cost_usd_per_item=per_item)
 
 
 def training_arithmetic(*, seconds: Decimal, usd_per_hour: Decimal, count: int, source: str) -> str:
     cost = training_cost(seconds=seconds, usd_per_hour=usd_per_hour, count=count)
     machines = f" x {count} instances" if count > 1 else ""
-    return f"{seconds / SECONDS_PER_HOUR:.6g} h x {usd_per_hour} USD/h ({source}){machines} = {cost:.6g} USD"
+    price = usd_per_hour_text(usd_per_hour)
+    return f"{hours_of(seconds):.6g} h x {price} USD/h ({source}){machines} = {cost:.6g} USD"
 
 
 def inference_arithmetic(*, latency_ms: Decimal, usd_per_hour: Decimal, count: int, source: str) -> str:
     cost = inference_cost_per_10k(latency_ms=latency_ms, usd_per_hour=usd_per_hour, count=count)
     machines = f" x {count} instances" if count > 1 else ""
     return (
-        f"{latency_ms} ms x 10,000 items x {usd_per_hour} USD/h ({source}){machines} / 3,600,000 ms/h"
-        f" = {cost:.6g} USD per 10,000 items"
+        f"{latency_ms} ms x {ITEMS_PER_INFERENCE_COST:,} items x {usd_per_hour_text(usd_per_hour)} USD/h"
+        f" ({source}){machines}"
+        f" / {MS_PER_SECOND * SECONDS_PER_HOUR:,} ms/h = {cost:.6g} USD per 10,000 items"
     )
 
 

@@ -12,6 +12,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
+from dawnboard.scoring import hours_of
+
 WATTS_PER_VCPU = Decimal("3.5")
 WATTS_PER_GIB = Decimal("0.392")
 HOST_SOURCE = "https://www.cloudcarbonfootprint.org/docs/methodology/"
@@ -39,7 +41,7 @@ def training_footprint(
     pue: Decimal,
     grams_co2e_per_kwh: Decimal | None,
 ) -> Footprint:
-    hours = seconds / Decimal(3600)
+    hours = hours_of(seconds)
     accelerator_watts = board_power_watts * accelerator_count * instance_count
     host_watts = (WATTS_PER_VCPU * vcpus + WATTS_PER_GIB * memory_gib) * instance_count
     energy_kwh = (accelerator_watts + host_watts) * hours * pue / 1000

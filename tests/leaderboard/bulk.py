@@ -24,9 +24,10 @@ from django.core.management.color import no_style
 from django.db import DEFAULT_DB_ALIAS, connection, connections, models, transaction
 from django.utils import timezone
 
-from leaderboard.models import CurvePoint, Entry, Submission, SubmittedFile, TaskVersion, Track
+from dawnboard.rules import TASKS, Scale, Track
+from leaderboard.models import CurvePoint, Entry, Submission, SubmittedFile, TaskVersion
 
-TASK_SLUGS = ("cifar10", "imagenet", "squad")
+TASK_SLUGS = tuple(task.slug for task in TASKS)
 SOURCE_PREFIX = "bulk-"
 TRAIN_SHARE = 0.6
 COSTED_TRAIN_SHARE = 0.9  # the others give no costPerHour, so they have no training cost
@@ -124,7 +125,7 @@ def _entry(entry_id: int, version: TaskVersion, submission: dict, rng: random.Ra
     hardware, cost_per_hour = rng.choice(HARDWARE)
     date = FIRST_DATE + datetime.timedelta(days=rng.randrange(DATE_SPAN_DAYS))
     threshold = float(version.threshold)
-    ceiling = 100.0 if version.scale == TaskVersion.Scale.PERCENT else 1.0
+    ceiling = Scale(version.scale).upper_bound
     accuracy = round(threshold + rng.uniform(0, (ceiling - threshold) * 0.3), 4)
     track = submission["track"]
     claimed = {

@@ -86,6 +86,62 @@ def test_import_dawnbench_prints_each_file_and_a_summary(sample_dir):
     assert output.strip().splitlines()[-1] == "52 imported, 0 already imported, 0 rejected."
 
 
+def test_sample_entries_that_follow_the_documented_format_carry_no_warning(sample_dir):
+    report = run_json("import_dawnbench", str(sample_dir))
+
+    warned = {outcome["source_name"]: sorted({w["code"] for w in outcome["warnings"]}) for outcome in report["files"]}
+    # Only the files that depart from the documented format say so: a BOM or CRLF, fields outside it.
+    assert {name: codes for name, codes in warned.items() if codes} == {
+        "KRes34_1GTX1080Ti_pytorch": ["byte_order_mark", "crlf_line_endings"],
+        "lambda_BaiduNet9_lambda_cloud_single_pytorch": ["crlf_line_endings"],
+        "diux_cifar_g3": ["unknown_fields"],
+        "diux_cifar_p3": ["unknown_fields"],
+    }
+
+
+def write_archive(root: Path) -> None:
+    """A tree laid out like the public dawn-bench-entries repository, with the quirks of its real ImageNet and
+    SQuAD files: ImageNet's documented four-column log and `usedBlacklist`, inference dates written without
+    zero padding (2019-6-27, 2018-4-18), and SQuAD logs with the F1 column before the hours."""
+
+    def entry(folder: str, name: str, **fields) -> None:
+        path = root / folder / f"{name}.json"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(json.dumps({**json.loads(entry_bytes(timestamp="2018-09-30")), **fields}, indent=4))
+
+    def log(folder: str, name: str, text: str) -> None:
+        (root / folder / f"{name}.tsv").write_text(text)
+
+    entry("ImageNet/train", "team_resnet50_8v100", usedBlacklist=True, costPerHour=24.48)
+    log(
+        "ImageNet/train",
+        "team_resnet50_8v100",
+        "epoch\thours\ttop1Accuracy\ttop5Accuracy\n1\t0.25\t33.57\t58.93\n2\t0.5\t71.4\t90.2\n3\t0.75\t76.1\t93.04\n",
+    )
+    for name, timestamp in (("team_resnet50_1t4_trt", "2019-6-27"), ("team_resnet50_c5_cost", "2018-4-18")):
+        entry("ImageNet/inference", name, timestamp=timestamp, latency=1.4328, top5Accuracy=93.73, usedBlacklist=True)
+    entry("SQuAD/train", "team_drqa_1k80-gc_pytorch", costPerHour=0.9)
+    log("SQuAD/train", "team_drqa_1k80-gc_pytorch", "epoch\tf1Score\thours\n1\t0.6606\t0.76\n2\t0.7606\t1.52\n")
+
+
+def test_import_dawnbench_reads_the_real_archive_s_imagenet_and_squad_quirks_without_rejection(tmp_path):
+    write_archive(tmp_path)
+
+    report = run_json("import_dawnbench", str(tmp_path))
+
+    assert report["summary"] == {"imported": 4, "skipped": 0, "rejected": 0}
+    warnings = {outcome["source_name"]: [w["code"] for w in outcome["warnings"]] for outcome in report["files"]}
+    assert warnings == {
+        "team_resnet50_8v100": [],
+        "team_resnet50_1t4_trt": ["date_not_padded"],
+        "team_resnet50_c5_cost": ["date_not_padded"],
+        "team_drqa_1k80-gc_pytorch": [],
+    }
+    assert Entry.objects.get(source_name="team_resnet50_1t4_trt").date.isoformat() == "2019-06-27"
+    assert Entry.objects.get(source_name="team_resnet50_8v100").time_to_accuracy_seconds == 0.75 * 3600
+    assert Entry.objects.get(source_name="team_drqa_1k80-gc_pytorch").time_to_accuracy_seconds == 1.52 * 3600
+
+
 @pytest.mark.parametrize("metric", ["training-time", "training-cost", "inference-latency", "inference-cost"])
 def test_every_leaderboard_equals_the_dawnbench_rule(sample_dir, metric):
     run("import_dawnbench", str(sample_dir))

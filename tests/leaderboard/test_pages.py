@@ -11,9 +11,9 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
+from dawnboard.errors import ERROR_DESCRIPTIONS, WARNING_DESCRIPTIONS, ErrorCode, WarningCode
+from dawnboard.metrics import LEADERBOARD_METRICS
 from leaderboard import views
-from leaderboard.ingest.errors import ERROR_DESCRIPTIONS, WARNING_DESCRIPTIONS, ErrorCode, WarningCode
-from leaderboard.metrics import LEADERBOARD_METRICS
 from leaderboard.models import Entry
 from tests.factories import entry_bytes, training_log
 

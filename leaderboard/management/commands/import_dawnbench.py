@@ -7,10 +7,10 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from dawnboard.rules import TASKS, Track
 from leaderboard.services import Upload, entry_import
 
-TASK_FOLDERS = {"cifar10": "cifar10", "imagenet": "imagenet", "squad": "squad"}
-TRACK_FOLDERS = ("train", "inference")
+TASK_OF_FOLDER = {task.dawnbench_folder.lower(): task.slug for task in TASKS}  # folder names in any case
 
 
 class Command(BaseCommand):
@@ -47,7 +47,7 @@ class Command(BaseCommand):
             source_name=entry_path.stem,
             entry=Upload(name=entry_path.name, content=entry_path.read_bytes()),
             log=Upload(name=log_path.name, content=log_path.read_bytes())
-            if track == "train" and log_path.exists()
+            if track == Track.TRAIN and log_path.exists()
             else None,
         )
         return {
@@ -64,10 +64,10 @@ class Command(BaseCommand):
 
 def _entry_files(root: Path):
     for task_folder in sorted(root.iterdir()):
-        task = TASK_FOLDERS.get(task_folder.name.lower())
+        task = TASK_OF_FOLDER.get(task_folder.name.lower())
         if task is None or not task_folder.is_dir():
             continue
-        for track in TRACK_FOLDERS:
+        for track in Track:
             for entry_path in sorted((task_folder / track).glob("*.json")):
                 yield task, track, entry_path
 

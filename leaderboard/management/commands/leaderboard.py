@@ -6,7 +6,7 @@ import json as json_module
 
 from django.core.management.base import BaseCommand, CommandError
 
-from leaderboard.metrics import LEADERBOARD_METRICS
+from dawnboard.metrics import LEADERBOARD_METRICS
 from leaderboard.selectors import UnknownLeaderboard, leaderboard
 from pricing.domain.cost import COST_POLICIES
 

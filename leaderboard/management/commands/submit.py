@@ -7,6 +7,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from dawnboard.rules import Track
 from leaderboard.models import Submission, Submitter
 from leaderboard.services import Upload, submission_create
 
@@ -18,7 +19,7 @@ class Command(BaseCommand):
         parser.add_argument("entry", type=Path)
         parser.add_argument("log", type=Path, nargs="?")
         parser.add_argument("--task", required=True)
-        parser.add_argument("--track", required=True, choices=["train", "inference"])
+        parser.add_argument("--track", required=True, choices=[track.value for track in Track])
         parser.add_argument("--submitter", help="Name of the submitter to record (default: none, a local submission).")
         parser.add_argument("--dry-run", action="store_true", help="Validate only; store nothing.")
         parser.add_argument("--json", action="store_true", help="Print one JSON document and nothing else.")

@@ -6,6 +6,7 @@ import json as json_module
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
+from pricing.domain.cost import usd_per_hour_text
 from pricing.models import InstanceType, PriceQuote
 from pricing.selectors import quote_on
 
@@ -39,7 +40,7 @@ class Command(BaseCommand):
             "instance": quote.instance.name,
             "region": quote.region,
             "pricing_model": quote.pricing_model,
-            "usd_per_hour": str(quote.usd_per_hour),
+            "usd_per_hour": usd_per_hour_text(quote.usd_per_hour),
             "valid_from": quote.valid_from.isoformat(),
             "valid_to": quote.valid_to.isoformat() if quote.valid_to else None,
             "source": quote.source_url,

@@ -13,7 +13,7 @@ import pytest
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
-from leaderboard.metrics import LEADERBOARD_METRICS
+from dawnboard.metrics import LEADERBOARD_METRICS
 from tests.factories import SubmitterFactory, entry_bytes, inference_document, training_log
 from tests.leaderboard.api.helpers import DEFAULT_ROWS, SUBMISSIONS_URL, json_bytes, submit, without
 

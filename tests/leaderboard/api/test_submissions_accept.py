@@ -130,11 +130,6 @@ def _trailing_tab_log() -> bytes:
 MESSY_LOGS = [
     pytest.param(BOM + training_log(), "byte_order_mark", id="byte_order_mark"),
     pytest.param(training_log(newline="\r\n"), "crlf_line_endings", id="crlf_line_endings"),
-    pytest.param(
-        training_log([(h, m, e) for e, h, m in DEFAULT_ROWS], header="hours\ttop1Accuracy\tepoch"),
-        "columns_reordered",
-        id="columns_reordered",
-    ),
     pytest.param(_padded_log(), "whitespace_trimmed", id="whitespace_trimmed-spaces"),
     pytest.param(_trailing_tab_log(), "whitespace_trimmed", id="whitespace_trimmed-trailing_tab"),
     pytest.param(
@@ -168,6 +163,26 @@ def test_messy_log_gives_the_same_time_to_accuracy_as_a_clean_one(api_client, lo
     assert entry.time_to_accuracy_epoch == 2
     assert entry.accuracy == pytest.approx(94.1, rel=1e-12)
     assert [(p.epoch, p.hours, p.metric) for p in entry.curve.all()] == DEFAULT_ROWS
+
+
+def test_accepts_the_documented_columns_in_any_order_without_a_warning(api_client):
+    log = training_log([(h, m, e) for e, h, m in DEFAULT_ROWS], header="hours\ttop1Accuracy\tepoch")
+
+    response = submit(api_client, log=log)
+
+    assert response.status_code == 201, response.json()
+    assert codes(response.json()["warnings"]) == []
+    entry = stored_entry(response)
+    assert entry.time_to_accuracy_seconds == pytest.approx(0.03 * 3600, rel=1e-12)
+    assert [(p.epoch, p.hours, p.metric) for p in entry.curve.all()] == DEFAULT_ROWS
+
+
+def test_accepts_a_date_without_zero_padding_with_a_warning(api_client):
+    response = submit(api_client, entry=entry_bytes(timestamp="2019-5-7"))
+
+    assert response.status_code == 201, response.json()
+    assert codes(response.json()["warnings"]) == ["date_not_padded"]
+    assert stored_entry(response).date.isoformat() == "2019-05-07"
 
 
 def test_log_with_bom_is_stored_verbatim_including_the_bom(api_client):

@@ -82,7 +82,7 @@ def test_rejects_entry_with_empty_author(api_client, before, value):
     assert_nothing_stored(before)
 
 
-@pytest.mark.parametrize("timestamp", ["2019/05/07", "07-05-2019", "2019-02-30", "2019-5-7", "yesterday"])
+@pytest.mark.parametrize("timestamp", ["2019/05/07", "07-05-2019", "2019-02-30", "2019-5-32", "2019-0-7", "yesterday"])
 def test_rejects_entry_with_invalid_date(api_client, before, timestamp):
     response = submit(api_client, entry=entry_bytes(timestamp=timestamp))
 
@@ -185,9 +185,12 @@ def test_rejects_text_longer_than_the_database_holds(api_client, before, documen
         pytest.param(entry_document(author="Team\x00Name"), "author", id="author"),
         pytest.param(entry_document(misc={"note": "a\x00b"}), "misc.note", id="misc-value"),
         pytest.param(entry_document(misc={"k\x00": 1}), "misc", id="misc-key"),
+        pytest.param(entry_document(author="Team\ud800"), "author", id="surrogate-author"),
+        pytest.param(entry_document(misc={"note": "\udfff"}), "misc.note", id="surrogate-misc-value"),
+        pytest.param(entry_document(misc={"k\udc00": 1}), "misc", id="surrogate-misc-key"),
     ],
 )
-def test_rejects_nul_characters_postgresql_cannot_store(api_client, before, document, field):
+def test_rejects_text_postgresql_cannot_store(api_client, before, document, field):
     response = submit(api_client, entry=json_bytes(document))
 
     assert_rejected(response, "invalid_text", field=field)

@@ -1,0 +1,64 @@
+"""What a format's reader hands to validation: an entry document and a training log as rows.
+
+Validation sees only these, never the bytes, so a second format (MLPerf's `:::MLLOG`) plugs in by
+producing the same shapes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+from dawnboard.errors import Issue
+
+if TYPE_CHECKING:
+    from dawnboard.rules import TaskRules
+
+
+class NonFiniteNumber(float):
+    """A NaN or Infinity literal in an entry document, marked so validation can name its field."""
+
+
+@dataclass(frozen=True)
+class TrainingLog:
+    """One row per evaluation, in the order written: epoch, wall-clock hours, the task's metric as written.
+
+    `line_numbers[i]` is where row i stands in its file, for messages.
+    """
+
+    epochs: np.ndarray
+    hours: np.ndarray
+    metric: np.ndarray
+    line_numbers: np.ndarray
+
+    def __len__(self) -> int:
+        return len(self.hours)
+
+
+@dataclass(frozen=True)
+class LogReading:
+    """A training log and what its reader accepted but noted (a byte-order mark, CRLF, extra columns...)."""
+
+    log: TrainingLog
+    warnings: list[Issue] = field(default_factory=list)
+
+
+# A reader bound to its file. Both raise RejectedInput naming every problem; the log reader is told the
+# task version's rules because only they say which column holds the metric.
+EntrySource = Callable[[], dict]
+LogSource = Callable[["TaskRules"], LogReading]
+
+
+def plain_json(value: Any) -> Any:
+    """A document with its Decimals turned back into plain JSON numbers (floats), for storage and writing."""
+    if isinstance(value, Decimal):
+        return float(value)
+    if isinstance(value, Mapping):
+        return {key: plain_json(item) for key, item in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain_json(item) for item in value]
+    return value

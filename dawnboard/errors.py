@@ -1,0 +1,146 @@
+"""Stable error and warning codes. Clients match on `code`; the wording of `message` may change."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from enum import StrEnum
+
+
+class ErrorCode(StrEnum):
+    """Why a submission was rejected. Listed, with their meaning, in the README."""
+
+    UNKNOWN_TASK = "unknown_task"
+    UNKNOWN_TRACK = "unknown_track"
+    MISSING_FILE = "missing_file"
+    FILE_TOO_LARGE = "file_too_large"
+    NOT_UTF8 = "not_utf8"
+    INVALID_JSON = "invalid_json"
+    NOT_OBJECT = "not_object"
+    MISSING_FIELD = "missing_field"
+    WRONG_TYPE = "wrong_type"
+    TEXT_TOO_LONG = "text_too_long"
+    INVALID_TEXT = "invalid_text"
+    INVALID_DATE = "invalid_date"
+    UNKNOWN_VERSION = "unknown_version"
+    NEGATIVE_NUMBER = "negative_number"
+    NON_FINITE_NUMBER = "non_finite_number"
+    NUMBER_OUT_OF_RANGE = "number_out_of_range"
+    MISSING_LOG = "missing_log"
+    EMPTY_LOG = "empty_log"
+    MISSING_COLUMN = "missing_column"
+    DUPLICATE_COLUMN = "duplicate_column"
+    WRONG_CELL_COUNT = "wrong_cell_count"
+    NON_NUMERIC_CELL = "non_numeric_cell"
+    NON_FINITE_CELL = "non_finite_cell"
+    NEGATIVE_EPOCH = "negative_epoch"
+    NEGATIVE_HOURS = "negative_hours"
+    HOURS_DECREASING = "hours_decreasing"
+    AMBIGUOUS_REPEATED_EPOCH = "ambiguous_repeated_epoch"
+    METRIC_OUT_OF_RANGE = "metric_out_of_range"
+    THRESHOLD_NOT_REACHED = "threshold_not_reached"
+    ACCURACY_BELOW_THRESHOLD = "accuracy_below_threshold"
+    MISSING_LATENCY_AND_COST = "missing_latency_and_cost"
+
+
+class WarningCode(StrEnum):
+    """What was accepted but changed or questioned; recorded on the entry."""
+
+    BYTE_ORDER_MARK = "byte_order_mark"
+    CRLF_LINE_ENDINGS = "crlf_line_endings"
+    WHITESPACE_TRIMMED = "whitespace_trimmed"
+    COLUMNS_REORDERED = "columns_reordered"
+    EXTRA_COLUMNS = "extra_columns"
+    BLANK_LINES = "blank_lines"
+    REPEATED_EPOCH = "repeated_epoch"
+    METRIC_PERCENT_CONVERTED = "metric_percent_converted"
+    COST_MISMATCH = "cost_mismatch"
+    UNKNOWN_FIELDS = "unknown_fields"
+    LOG_IGNORED = "log_ignored"
+    DATE_NOT_PADDED = "date_not_padded"
+
+
+ERROR_DESCRIPTIONS = {
+    ErrorCode.UNKNOWN_TASK: "The task field names no task.",
+    ErrorCode.UNKNOWN_TRACK: "The track field is neither train nor inference.",
+    ErrorCode.MISSING_FILE: "No entry file was uploaded.",
+    ErrorCode.FILE_TOO_LARGE: "An upload is over the size limit.",
+    ErrorCode.NOT_UTF8: "The entry or the log is not UTF-8 text.",
+    ErrorCode.INVALID_JSON: "The entry is not JSON (or is nested absurdly deep).",
+    ErrorCode.NOT_OBJECT: "The entry is JSON but not an object.",
+    ErrorCode.MISSING_FIELD: "A required field (or the task/track form field) is missing or empty.",
+    ErrorCode.WRONG_TYPE: "A field has the wrong JSON type.",
+    ErrorCode.TEXT_TOO_LONG: "A text field is longer than Dawnboard stores.",
+    ErrorCode.INVALID_TEXT: "A string holds a NUL character.",
+    ErrorCode.INVALID_DATE: "timestamp is not a real date written yyyy-mm-dd.",
+    ErrorCode.UNKNOWN_VERSION: "The entry's version is not a version of this task.",
+    ErrorCode.NEGATIVE_NUMBER: "A number is negative.",
+    ErrorCode.NON_FINITE_NUMBER: "A number is NaN or Infinity.",
+    ErrorCode.NUMBER_OUT_OF_RANGE: "A number no real run could have.",
+    ErrorCode.MISSING_LOG: "A training entry came without its log.",
+    ErrorCode.EMPTY_LOG: "The log has a header and no rows.",
+    ErrorCode.MISSING_COLUMN: "The log lacks the epoch, hours or metric column.",
+    ErrorCode.DUPLICATE_COLUMN: "The log's header names a column twice.",
+    ErrorCode.WRONG_CELL_COUNT: "A log row cannot be matched to the header's columns.",
+    ErrorCode.NON_NUMERIC_CELL: "A log cell is not a number.",
+    ErrorCode.NON_FINITE_CELL: "A log cell is empty, NaN or infinite.",
+    ErrorCode.NEGATIVE_EPOCH: "An epoch is negative.",
+    ErrorCode.NEGATIVE_HOURS: "A time is negative.",
+    ErrorCode.HOURS_DECREASING: "hours goes backwards.",
+    ErrorCode.AMBIGUOUS_REPEATED_EPOCH: "An epoch repeats and the hours do not increase either.",
+    ErrorCode.METRIC_OUT_OF_RANGE: "The quality is outside its scale (e.g. accuracy above 100).",
+    ErrorCode.THRESHOLD_NOT_REACHED: "No log row reaches the threshold.",
+    ErrorCode.ACCURACY_BELOW_THRESHOLD: "An inference entry's accuracy is below the threshold.",
+    ErrorCode.MISSING_LATENCY_AND_COST: "An inference entry has neither latency nor cost.",
+}
+
+WARNING_DESCRIPTIONS = {
+    WarningCode.BYTE_ORDER_MARK: "The log starts with a byte-order mark; it was ignored.",
+    WarningCode.CRLF_LINE_ENDINGS: "The log has Windows line ends.",
+    WarningCode.WHITESPACE_TRIMMED: "Spaces around cells, or trailing empty cells, were ignored.",
+    WarningCode.COLUMNS_REORDERED: "No longer raised (columns are matched by name); kept on older verdicts.",
+    WarningCode.EXTRA_COLUMNS: "Columns the task's log format does not document were kept but not used.",
+    WarningCode.BLANK_LINES: "Blank lines in the log were skipped.",
+    WarningCode.REPEATED_EPOCH: "Epoch numbers repeat while hours increase; rows were taken in file order.",
+    WarningCode.METRIC_PERCENT_CONVERTED: "F1 written as a percent was converted to a fraction.",
+    WarningCode.COST_MISMATCH: "cost differs from costPerHour x latency by more than 1 %.",
+    WarningCode.UNKNOWN_FIELDS: "Fields outside the task's documented DAWNBench format were kept as submitted.",
+    WarningCode.LOG_IGNORED: "A log sent with an inference entry was not read.",
+    WarningCode.DATE_NOT_PADDED: "timestamp was written without zero padding (e.g. 2019-6-27); the date was read.",
+}
+
+# The warnings a reader should look at: they change or question a figure. The rest note a quirk of the
+# files that left every figure unambiguous. Verdicts list these first.
+ATTENTION_WARNINGS = frozenset(
+    {WarningCode.REPEATED_EPOCH, WarningCode.METRIC_PERCENT_CONVERTED, WarningCode.COST_MISMATCH}
+)
+
+
+@dataclass(frozen=True)
+class Issue:
+    """One error or warning: a stable code, a sentence a submitter can act on, and where."""
+
+    code: str
+    message: str
+    field: str | None = None
+    line: int | None = None
+
+    def as_dict(self) -> dict:
+        return {key: value for key, value in asdict(self).items() if value is not None}
+
+
+def needs_attention(code: str) -> bool:
+    """Whether a warning questions a figure (rather than noting a harmless quirk of the files)."""
+    return code in ATTENTION_WARNINGS
+
+
+def most_important_first(warnings: list[Issue]) -> list[Issue]:
+    """The warnings that question a figure first, each group in the order found."""
+    return sorted(warnings, key=lambda issue: not needs_attention(issue.code))
+
+
+class RejectedInput(Exception):
+    """Raised inside a parser when the rest of the file cannot be read meaningfully."""
+
+    def __init__(self, *issues: Issue):
+        super().__init__("; ".join(issue.message for issue in issues))
+        self.issues = list(issues)

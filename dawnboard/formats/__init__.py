@@ -1,0 +1,1 @@
+"""Readers and writers of the entry and log formats Dawnboard takes: DAWNBench v1.0 today."""

@@ -1,0 +1,55 @@
+"""The DAWNBench rules as arithmetic: units, time to accuracy, and every cost formula. Money is Decimal.
+
+- time to accuracy: the `hours` of the first evaluation, in log order, at or above the threshold
+  (DAWNBench's rule; validation time is excluded by the submitter's clock);
+- training cost: hours x USD per hour (x machines);
+- inference cost per item: latency x the price of one second of the machine(s);
+- inference cost per 10,000 items: cost per item x 10,000 (DAWNBench's board unit).
+"""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import numpy as np
+
+SECONDS_PER_HOUR = 3600
+MS_PER_SECOND = 1000
+ITEMS_PER_INFERENCE_COST = 10_000
+
+
+def first_crossing(metric: np.ndarray, threshold: float) -> int | None:
+    """Index of the first row, in file order, whose metric reaches the threshold (DAWNBench's TTA row)."""
+    reached = metric >= threshold
+    if not len(reached):
+        return None
+    index = int(np.argmax(reached))
+    return index if reached[index] else None
+
+
+def hours_to_decimal(hours: float) -> Decimal:
+    """The shortest decimal that reads back as this float: what the log file said."""
+    return Decimal(repr(float(hours)))
+
+
+def seconds_of(hours: Decimal) -> Decimal:
+    return hours * SECONDS_PER_HOUR
+
+
+def hours_of(seconds):
+    """Seconds to hours; a Decimal stays a Decimal, a float (or a pandas column) stays one."""
+    return seconds / SECONDS_PER_HOUR
+
+
+def training_cost_usd(*, hours: Decimal, usd_per_hour: Decimal, machines: int = 1) -> Decimal:
+    """What a run of `hours` costs on `machines` billed at `usd_per_hour` each."""
+    return hours * usd_per_hour * machines
+
+
+def inference_cost_usd_per_item(*, latency_ms: Decimal, usd_per_hour: Decimal, machines: int = 1) -> Decimal:
+    """What one item costs when the machine(s) are billed per hour and answer it in `latency_ms`."""
+    return latency_ms / MS_PER_SECOND * usd_per_hour * machines / SECONDS_PER_HOUR
+
+
+def inference_cost_usd_per_10k(*, cost_usd_per_item: Decimal) -> Decimal:
+    return cost_usd_per_item * ITEMS_PER_INFERENCE_COST

@@ -1,0 +1,32 @@
+"""Print the estimated training energy and carbon of an entry, every factor with its source."""
+
+import json as json_module
+
+from django.core.management.base import BaseCommand, CommandError
+
+from leaderboard.models import Entry
+from leaderboard.selectors import entry_accounting
+
+
+class Command(BaseCommand):
+    help = "Estimate the training energy (kWh) and carbon (kg CO2e) of entry ID."
+
+    def add_arguments(self, parser):
+        parser.add_argument("entry_id", type=int)
+        parser.add_argument("--json", action="store_true", help="Print one JSON document and nothing else.")
+
+    def handle(self, *args, entry_id: int, **options):
+        entry = Entry.objects.select_related("hardware_match__instance__provider").filter(id=entry_id).first()
+        if entry is None:
+            raise CommandError(f"No entry {entry_id}.")
+        footprint = entry_accounting(entry).footprint
+        if footprint is None:
+            raise CommandError(
+                f"Entry {entry_id} has no footprint estimate: it must be a training entry whose hardware "
+                "resolves to a catalog instance with a known accelerator power."
+            )
+        if options["json"]:
+            self.stdout.write(json_module.dumps(footprint, indent=2))
+            return
+        for key, value in footprint.items():
+            self.stdout.write(f"{key}: {value}")

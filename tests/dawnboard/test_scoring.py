@@ -1,0 +1,140 @@
+"""The DAWNBench arithmetic: time to accuracy, training and inference cost."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import numpy as np
+import pytest
+
+from dawnboard.errors import ErrorCode
+from dawnboard.scoring import first_crossing, hours_to_decimal, inference_cost_usd_per_item
+
+# Time to accuracy -----------------------------------------------------------------------------------------
+
+
+def test_time_to_accuracy_is_the_first_row_reaching_the_threshold_not_the_best(submit, training_log):
+    rows = [(0, 0.1, 90.0), (1, 0.2, 94.1), (2, 0.3, 96.0), (3, 0.4, 95.0)]
+
+    result = submit(log=training_log(rows))
+
+    assert result.results.time_to_accuracy_seconds == pytest.approx(0.2 * 3600)
+    assert result.results.time_to_accuracy_epoch == 1
+    assert result.results.time_to_accuracy_line == 3
+    assert result.results.accuracy == 94.1
+
+
+def test_time_to_accuracy_is_the_first_crossing_even_if_accuracy_dips_later(submit, training_log):
+    rows = [(0, 0.1, 90.0), (1, 0.2, 94.2), (2, 0.3, 93.1), (3, 0.4, 94.9)]
+
+    result = submit(log=training_log(rows))
+
+    assert result.results.time_to_accuracy_seconds == pytest.approx(0.2 * 3600)
+    assert result.results.time_to_accuracy_line == 3
+
+
+@pytest.mark.parametrize("cell", ["94", "94.0", "94.000", "9.4e1"])
+def test_a_metric_exactly_at_the_threshold_counts(submit, training_log, cell):
+    rows = [(0, 0.1, 93.99), (1, 0.2, cell), (2, 0.3, 95.0)]
+
+    result = submit(log=training_log(rows))
+
+    assert result.results.time_to_accuracy_line == 3
+    assert result.results.accuracy == 94.0
+
+
+def test_a_metric_just_below_the_threshold_does_not_count(submit, training_log):
+    rows = [(0, 0.1, 93.999999), (1, 0.2, 94.0)]
+
+    result = submit(log=training_log(rows))
+
+    assert result.results.time_to_accuracy_line == 3
+
+
+def test_time_to_accuracy_is_stored_in_seconds_with_its_epoch(submit, training_log):
+    rows = [(0, 0.05, 80.0), (7, "0.0946198488606347", 94.03)]
+
+    result = submit(log=training_log(rows))
+
+    assert result.results.time_to_accuracy_seconds == float(Decimal("0.0946198488606347") * 3600)
+    assert result.results.time_to_accuracy_epoch == 7
+
+
+def test_a_squad_fraction_exactly_at_the_threshold_counts(submit, training_log):
+    rows = [(0, 0.5, 0.7499), (1, 1.0, 0.75)]
+
+    result = submit(task="squad", log=training_log(rows, columns=("epoch", "hours", "f1Score")))
+
+    assert result.results.time_to_accuracy_seconds == 3600.0
+
+
+# Costs ----------------------------------------------------------------------------------------------------
+
+
+def test_training_cost_is_hours_times_price_as_an_exact_decimal(submit, entry_json, training_log):
+    hours, price = "0.0946198488606347", "3.06"
+    rows = [(0, 0.05, 80.0), (1, hours, 94.5)]
+
+    result = submit(entry=entry_json(costPerHour=float(price)), log=training_log(rows))
+
+    assert result.results.training_cost_usd == Decimal(hours) * Decimal(price)
+    assert result.results.training_cost_usd == Decimal("0.289536737513542182")
+
+
+def test_training_cost_with_an_integer_price(submit, entry_json, training_log):
+    result = submit(entry=entry_json(costPerHour=8), log=training_log([(0, 2.5, 95.0)]))
+
+    assert result.results.training_cost_usd == Decimal("20.0")
+
+
+def test_training_cost_is_zero_on_free_hardware(submit, entry_json):
+    result = submit(entry=entry_json(costPerHour=0))
+
+    assert result.results.training_cost_usd == 0
+
+
+def test_training_cost_is_absent_without_a_price(submit, entry_json):
+    result = submit(entry=entry_json(without=["costPerHour"]))
+
+    assert result.accepted
+    assert result.results.training_cost_usd is None
+
+
+def test_inference_cost_is_given_per_10k_items(submit, entry_json):
+    entry = entry_json(track="inference", without=["costPerHour"], latency=0.683, cost=2.078e-07)
+
+    result = submit(track="inference", entry=entry)
+
+    assert result.results.inference_cost_usd_per_10k == Decimal("2.078E-7") * 10_000
+    assert result.results.inference_cost_usd_per_10k == Decimal("0.002078")
+    assert result.results.latency_ms == 0.683
+
+
+def test_inference_cost_per_item_is_price_times_latency():
+    cost = inference_cost_usd_per_item(latency_ms=Decimal("10"), usd_per_hour=Decimal("3.06"))
+
+    assert cost == Decimal("0.0000085")
+
+
+def test_rejects_a_price_too_large_for_exact_cost_arithmetic(submit, entry_json, training_log):
+    entry = entry_json(costPerHour=1.5).replace(b"1.5", b"1e999999")
+
+    result = submit(entry=entry, log=training_log([(0, 20, 95.0)]))
+
+    assert [(issue.code, issue.field) for issue in result.errors] == [(ErrorCode.NUMBER_OUT_OF_RANGE, "costPerHour")]
+
+
+# Scoring helpers --------------------------------------------------------------------------------------------
+
+
+def test_first_crossing_is_none_when_never_reached():
+    assert first_crossing(np.array([90.0, 93.9]), 94.0) is None
+
+
+def test_first_crossing_finds_the_first_index():
+    assert first_crossing(np.array([90.0, 94.0, 95.0, 94.0]), 94.0) == 1
+
+
+@pytest.mark.parametrize("text", ["0.1", "0.0946198488606347", "2136.1788", "1e-05"])
+def test_hours_read_back_as_the_decimal_the_log_wrote(text):
+    assert hours_to_decimal(float(text)) == Decimal(text)

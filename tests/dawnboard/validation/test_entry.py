@@ -1,0 +1,459 @@
+"""The entry JSON: what is accepted, with which warning, and what is rejected with which code and field."""
+
+from __future__ import annotations
+
+import datetime
+import json
+from decimal import Decimal
+
+import pytest
+
+from dawnboard.errors import ErrorCode, WarningCode
+from dawnboard.validation import IngestRejection, IngestResult
+
+REQUIRED_FIELDS = ("version", "author", "authorEmail", "framework", "model", "hardware", "timestamp")
+
+
+def error_codes(result) -> list[str]:
+    assert not result.accepted, "expected a rejection"
+    return [issue.code for issue in result.errors]
+
+
+def warning_codes(result) -> list[str]:
+    return [issue.code for issue in result.warnings]
+
+
+def the_error(result, code: str):
+    matching = [issue for issue in result.errors if issue.code == code]
+    assert len(matching) == 1, f"expected one {code} in {error_codes(result)}"
+    return matching[0]
+
+
+# Accepted ------------------------------------------------------------------------------------------------
+
+
+def test_accepts_a_valid_training_entry(submit):
+    result = submit()
+
+    assert result.accepted
+    assert result.warnings == []
+    assert result.entry.author == "Stanford DAWN"
+    assert result.entry.date == datetime.date(2018, 4, 20)
+    assert result.entry.cost_per_hour_usd == Decimal("3.06")
+
+
+def test_accepts_an_entry_with_a_byte_order_mark(submit, entry_json):
+    result = submit(entry=b"\xef\xbb\xbf" + entry_json())
+
+    assert result.accepted
+    assert result.entry.version == "v1.0"
+
+
+def test_warns_about_unknown_fields_and_keeps_them(submit, entry_json):
+    result = submit(entry=entry_json(gpuCount=8, notes="spot instance"))
+
+    assert result.accepted
+    assert warning_codes(result) == [WarningCode.UNKNOWN_FIELDS]
+    assert result.warnings[0].field == "gpuCount"
+    assert result.entry.extra_fields == {"gpuCount": 8, "notes": "spot instance"}
+
+
+def test_accepts_null_optional_fields_as_absent(submit, entry_json):
+    result = submit(entry=entry_json(codeURL=None, commitHash=None, logFilename=None, costPerHour=None, misc=None))
+
+    assert result.accepted
+    assert result.warnings == []
+    assert result.entry.code_url == ""
+    assert result.entry.commit_hash == ""
+    assert result.entry.cost_per_hour_usd is None
+    assert result.entry.misc is None
+    assert result.results.training_cost_usd is None
+
+
+def test_accepts_null_inference_cost_when_latency_is_given(submit, entry_json):
+    result = submit(track="inference", entry=entry_json(track="inference", cost=None))
+
+    assert result.accepted
+    assert result.results.latency_ms == 10.0
+    assert result.results.inference_cost_usd_per_10k is None
+
+
+def test_accepts_null_inference_latency_when_cost_is_given(submit, entry_json):
+    result = submit(track="inference", entry=entry_json(track="inference", latency=None))
+
+    assert result.accepted
+    assert result.results.latency_ms is None
+    assert result.results.inference_cost_usd_per_10k == Decimal("8.5E-6") * 10_000
+
+
+def test_trims_spaces_around_text_fields(submit, entry_json):
+    result = submit(entry=entry_json(author="  Stanford DAWN ", timestamp=" 2018-04-20 "))
+
+    assert result.accepted
+    assert result.entry.author == "Stanford DAWN"
+    assert result.entry.date == datetime.date(2018, 4, 20)
+
+
+# Rejected: the document itself ---------------------------------------------------------------------------
+
+
+def test_rejects_invalid_json(submit):
+    result = submit(entry=b'{\n  "version": "v1.0",\n  "author": \n}')
+
+    assert error_codes(result) == [ErrorCode.INVALID_JSON]
+    assert result.errors[0].field == "entry"
+    assert result.errors[0].line == 4
+
+
+def test_rejects_an_empty_entry_file_as_invalid_json(submit):
+    result = submit(entry=b"")
+
+    assert error_codes(result) == [ErrorCode.INVALID_JSON]
+
+
+@pytest.mark.parametrize("document", [b"[]", b'"v1.0"', b"42", b"null", b"true"])
+def test_rejects_a_document_that_is_not_an_object(submit, document):
+    result = submit(entry=document)
+
+    assert error_codes(result) == [ErrorCode.NOT_OBJECT]
+    assert result.errors[0].field == "entry"
+
+
+def test_rejects_an_entry_that_is_not_utf8(submit, entry_json):
+    entry = entry_json(author="Jos\u00e9").replace(b"Jos\\u00e9", b"Jos\xe9")  # Latin-1, as some editors save
+
+    result = submit(entry=entry)
+
+    assert error_codes(result) == [ErrorCode.NOT_UTF8]
+    assert result.errors[0].field == "entry"
+
+
+def test_rejects_an_entry_with_no_file(submit):
+    result = submit(entry=None)
+
+    assert error_codes(result) == [ErrorCode.MISSING_FILE]
+    assert result.errors[0].field == "entry"
+
+
+# Rejected: fields -----------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", REQUIRED_FIELDS)
+def test_rejects_each_missing_required_field(submit, entry_json, name):
+    result = submit(entry=entry_json(without=[name]))
+
+    assert error_codes(result) == [ErrorCode.MISSING_FIELD]
+    assert result.errors[0].field == name
+
+
+@pytest.mark.parametrize("value", [None, "", "   "])
+def test_rejects_a_null_or_blank_required_field(submit, entry_json, value):
+    result = submit(entry=entry_json(model=value))
+
+    assert error_codes(result) == [ErrorCode.MISSING_FIELD]
+    assert result.errors[0].field == "model"
+
+
+def test_reports_every_field_error_at_once(submit, entry_json):
+    result = submit(entry=entry_json(without=["author"], timestamp="2018-13-01", costPerHour=-1))
+
+    assert sorted(error_codes(result)) == sorted(
+        [ErrorCode.MISSING_FIELD, ErrorCode.INVALID_DATE, ErrorCode.NEGATIVE_NUMBER]
+    )
+
+
+@pytest.mark.parametrize(
+    "timestamp",
+    ["2018-13-01", "20180420", "2018-4-31", "2018-02-30", "0000-1-1", "April 20, 2018", "2018-04-20T10:00", "18-4-2"],
+)
+def test_rejects_a_bad_date(submit, entry_json, timestamp):
+    result = submit(entry=entry_json(timestamp=timestamp))
+
+    assert error_codes(result) == [ErrorCode.INVALID_DATE]
+    assert result.errors[0].field == "timestamp"
+
+
+@pytest.mark.parametrize(("timestamp", "date"), [("2019-6-27", "2019-06-27"), ("2018-4-2", "2018-04-02")])
+def test_accepts_a_real_date_without_zero_padding_with_a_warning(submit, entry_json, timestamp, date):
+    result = submit(entry=entry_json(timestamp=timestamp))
+
+    assert result.accepted, result.errors
+    assert warning_codes(result) == [WarningCode.DATE_NOT_PADDED]
+    assert result.warnings[0].field == "timestamp"
+    assert result.entry.date.isoformat() == date
+
+
+def test_rejects_a_lone_surrogate_that_json_can_escape_but_no_text_can_hold(submit):
+    result = submit(
+        entry=b'{"version": "v1.0", "author": "Team \\ud800", "authorEmail": "a@b.c", "framework": "f",'
+        b' "model": "m", "hardware": "h", "timestamp": "2018-04-20"}'
+    )
+
+    assert error_codes(result) == [ErrorCode.INVALID_TEXT]
+    assert result.errors[0].field == "author"
+
+
+def test_rejects_an_unknown_version(submit, entry_json):
+    result = submit(entry=entry_json(version="v2.0"))
+
+    assert error_codes(result) == [ErrorCode.UNKNOWN_VERSION]
+    assert result.errors[0].field == "version"
+
+
+def test_rejects_a_cost_per_hour_written_as_a_string(submit, entry_json):
+    result = submit(entry=entry_json(costPerHour="3.06"))
+
+    assert error_codes(result) == [ErrorCode.WRONG_TYPE]
+    assert result.errors[0].field == "costPerHour"
+
+
+def test_rejects_a_boolean_latency(submit, entry_json):
+    result = submit(track="inference", entry=entry_json(track="inference", latency=True))
+
+    assert error_codes(result) == [ErrorCode.WRONG_TYPE]
+    assert result.errors[0].field == "latency"
+
+
+def test_rejects_a_numeric_author(submit, entry_json):
+    result = submit(entry=entry_json(author=42))
+
+    assert error_codes(result) == [ErrorCode.WRONG_TYPE]
+    assert result.errors[0].field == "author"
+
+
+def test_rejects_a_non_text_optional_field(submit, entry_json):
+    result = submit(entry=entry_json(codeURL=["https://github.com/example"]))
+
+    assert error_codes(result) == [ErrorCode.WRONG_TYPE]
+    assert result.errors[0].field == "codeURL"
+
+
+@pytest.mark.parametrize(("track", "name"), [("train", "costPerHour"), ("inference", "latency"), ("inference", "cost")])
+def test_rejects_a_negative_number(submit, entry_json, track, name):
+    result = submit(track=track, entry=entry_json(track=track, **{name: -0.5}))
+
+    assert error_codes(result) == [ErrorCode.NEGATIVE_NUMBER]
+    assert result.errors[0].field == name
+
+
+@pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity"])
+def test_rejects_a_non_finite_number_literal(submit, entry_json, literal):
+    entry = entry_json(costPerHour=1.5).replace(b"1.5", literal.encode())
+
+    result = submit(entry=entry)
+
+    assert error_codes(result) == [ErrorCode.NON_FINITE_NUMBER]
+    assert result.errors[0].field == "costPerHour"
+
+
+def test_rejects_a_non_finite_number_nested_in_misc(submit, entry_json):
+    entry = entry_json(misc={"schedule": [0.1, 1.5]}).replace(b"1.5", b"NaN")
+
+    result = submit(entry=entry)
+
+    assert error_codes(result) == [ErrorCode.NON_FINITE_NUMBER]
+    assert result.errors[0].field == "misc.schedule[1]"
+
+
+# Inference entries ----------------------------------------------------------------------------------------
+
+
+def test_accepts_a_valid_inference_entry(submit):
+    result = submit(track="inference")
+
+    assert result.accepted
+    assert result.warnings == []
+    assert result.entry.latency_ms == Decimal("10.0")
+    assert result.results.accuracy == 94.5
+
+
+def test_accepts_the_accuracy_under_its_alternative_name(submit, entry_json):
+    entry = entry_json(track="inference", without=["top1Accuracy"], accuracy=95.1)
+
+    result = submit(track="inference", entry=entry)
+
+    assert result.accepted
+    assert result.warnings == []
+    assert result.results.accuracy == 95.1
+
+
+def test_rejects_inference_accuracy_below_the_threshold(submit, entry_json):
+    result = submit(track="inference", entry=entry_json(track="inference", top1Accuracy=93.99))
+
+    assert error_codes(result) == [ErrorCode.ACCURACY_BELOW_THRESHOLD]
+    assert result.errors[0].field == "top1Accuracy"
+
+
+def test_accepts_inference_accuracy_exactly_at_the_threshold(submit, entry_json):
+    result = submit(track="inference", entry=entry_json(track="inference", top1Accuracy=94.0))
+
+    assert result.accepted
+
+
+def test_rejects_inference_accuracy_out_of_range(submit, entry_json):
+    result = submit(track="inference", entry=entry_json(track="inference", top1Accuracy=101))
+
+    assert error_codes(result) == [ErrorCode.METRIC_OUT_OF_RANGE]
+    assert result.errors[0].field == "top1Accuracy"
+
+
+def test_rejects_an_inference_entry_without_accuracy(submit, entry_json):
+    result = submit(track="inference", entry=entry_json(track="inference", without=["top1Accuracy"]))
+
+    assert error_codes(result) == [ErrorCode.MISSING_FIELD]
+    assert result.errors[0].field == "top1Accuracy"
+
+
+def test_rejects_an_inference_entry_with_neither_latency_nor_cost(submit, entry_json):
+    result = submit(track="inference", entry=entry_json(track="inference", without=["latency", "cost"]))
+
+    assert error_codes(result) == [ErrorCode.MISSING_LATENCY_AND_COST]
+
+
+def test_rejects_an_inference_entry_with_null_latency_and_cost(submit, entry_json):
+    result = submit(track="inference", entry=entry_json(track="inference", latency=None, cost=None))
+
+    assert error_codes(result) == [ErrorCode.MISSING_LATENCY_AND_COST]
+
+
+def test_converts_a_squad_inference_f1_written_as_a_percent(submit, entry_json):
+    result = submit(task="squad", track="inference", entry=entry_json(task="squad", track="inference", f1Score=80.5))
+
+    assert result.accepted
+    assert warning_codes(result) == [WarningCode.METRIC_PERCENT_CONVERTED]
+    assert result.warnings[0].field == "f1Score"
+    assert result.entry.accuracy == Decimal("0.805")
+    assert result.results.accuracy == 0.805
+
+
+def test_rejects_a_squad_inference_f1_percent_below_the_threshold(submit, entry_json):
+    result = submit(task="squad", track="inference", entry=entry_json(task="squad", track="inference", f1Score=70))
+
+    assert error_codes(result) == [ErrorCode.ACCURACY_BELOW_THRESHOLD]
+    assert warning_codes(result) == [WarningCode.METRIC_PERCENT_CONVERTED]
+
+
+def test_accepts_a_squad_inference_f1_as_a_fraction_without_warning(submit, entry_json):
+    result = submit(task="squad", track="inference", entry=entry_json(task="squad", track="inference", f1Score=0.805))
+
+    assert result.accepted
+    assert result.warnings == []
+    assert result.entry.accuracy == Decimal("0.805")
+
+
+def test_warns_when_inference_cost_disagrees_with_price_times_latency(submit, entry_json):
+    # costPerHour 3.06 x latency 10 ms = 8.5e-6 USD per item; 2 % more is a mismatch.
+    result = submit(track="inference", entry=entry_json(track="inference", cost=8.67e-06))
+
+    assert result.accepted
+    assert warning_codes(result) == [WarningCode.COST_MISMATCH]
+    assert result.warnings[0].field == "cost"
+    assert result.results.inference_cost_usd_per_10k == Decimal("8.67E-6") * 10_000
+
+
+@pytest.mark.parametrize("cost", [8.5e-06, 8.58e-06, 8.42e-06])
+def test_accepts_inference_cost_within_one_percent_without_warning(submit, entry_json, cost):
+    result = submit(track="inference", entry=entry_json(track="inference", cost=cost))
+
+    assert result.accepted
+    assert result.warnings == []
+
+
+def test_does_not_check_inference_cost_without_a_price_per_hour(submit, entry_json):
+    result = submit(track="inference", entry=entry_json(track="inference", without=["costPerHour"], cost=1.0))
+
+    assert result.accepted
+    assert result.warnings == []
+
+
+# Numbers and shapes no real entry has ----------------------------------------------------------------------
+
+
+def with_raw_numbers(entry: bytes, **literals: str) -> bytes:
+    """Write number literals JSON allows but Python's json.dumps would never produce."""
+    document = json.loads(entry)
+    for index, name in enumerate(literals):
+        document[name] = 1000 + index
+    raw = json.dumps(document).encode()
+    for index, literal in enumerate(literals.values()):
+        raw = raw.replace(f": {1000 + index}".encode(), f": {literal}".encode())
+    return raw
+
+
+def test_rejects_a_price_beyond_any_real_figure(submit, entry_json):
+    result = submit(entry=entry_json(costPerHour=2e9))
+
+    assert error_codes(result) == [ErrorCode.NUMBER_OUT_OF_RANGE]
+    assert result.errors[0].field == "costPerHour"
+
+
+def test_rejects_inference_numbers_too_large_for_decimal_arithmetic(submit, entry_json):
+    entry = with_raw_numbers(entry_json(track="inference"), costPerHour="1e999999", latency="1e999999")
+
+    result = submit(track="inference", entry=entry)
+
+    assert [(issue.code, issue.field) for issue in result.errors] == [
+        (ErrorCode.NUMBER_OUT_OF_RANGE, "costPerHour"),
+        (ErrorCode.NUMBER_OUT_OF_RANGE, "latency"),
+    ]
+
+
+def test_rejects_a_number_too_large_to_store_anywhere_in_the_entry(submit, entry_json):
+    entry = entry_json(misc={"steps": 7}).replace(b'"steps": 7', b'"steps": 1e301')
+
+    result = submit(entry=entry)
+
+    assert error_codes(result) == [ErrorCode.NUMBER_OUT_OF_RANGE]
+    assert result.errors[0].field == "misc.steps"
+
+
+def test_rejects_an_integer_too_long_for_python_as_invalid_json(submit, entry_json):
+    entry = with_raw_numbers(entry_json(), author="9" * 5000)
+
+    result = submit(entry=entry)
+
+    assert error_codes(result) == [ErrorCode.INVALID_JSON]
+    assert result.errors[0].field == "entry"
+
+
+def test_rejects_json_nested_too_deep_to_parse(submit, entry_json):
+    depth = 100_000
+    entry = with_raw_numbers(entry_json(), misc="[" * depth + "]" * depth)
+
+    result = submit(entry=entry)
+
+    assert error_codes(result) == [ErrorCode.INVALID_JSON]
+
+
+def test_rejects_misc_nested_hundreds_of_levels_deep(submit, entry_json):
+    depth = 600
+    entry = with_raw_numbers(entry_json(), misc="[" * depth + "]" * depth)
+
+    result = submit(entry=entry)
+
+    assert error_codes(result) == [ErrorCode.INVALID_JSON]
+
+
+def test_accepts_misc_nested_a_few_levels_deep(submit, entry_json):
+    misc = {"optimizer": {"name": "sgd", "schedule": [[0, 0.1], [10, 0.01]]}}
+
+    result = submit(entry=entry_json(misc=misc))
+
+    assert result.accepted
+    assert result.entry.misc == misc
+
+
+def test_rejects_cleanly_a_number_whose_exponent_decimal_cannot_hold(submit, entry_json):
+    entry = with_raw_numbers(entry_json(), costPerHour="1e99999999999999999999")
+
+    result = submit(entry=entry)
+
+    assert isinstance(result, IngestRejection)
+
+
+def test_handles_an_inference_price_too_small_for_decimal_arithmetic(submit, entry_json):
+    entry = with_raw_numbers(entry_json(track="inference"), costPerHour="1e-1000010", latency="1", cost="1")
+
+    result = submit(track="inference", entry=entry)
+
+    assert isinstance(result, IngestResult | IngestRejection)

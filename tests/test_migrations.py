@@ -1,0 +1,145 @@
+"""Migrations run from zero on an empty database, and carry existing data across the changes they make.
+
+Each case runs in a subprocess against a database of its own (a SQLite file, and PostgreSQL where it runs
+on 127.0.0.1:5432), so the suite's own test database is never migrated back and forth.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import uuid
+from decimal import Decimal
+from pathlib import Path
+
+import pytest
+
+from dawnboard.rules import TASKS
+from pricing.domain.catalog import BUNDLED_CATALOG_DIR, parse_prices
+
+ROOT = Path(__file__).resolve().parents[1]
+POSTGRES = ("127.0.0.1", 5432)
+
+AFTER_MIGRATING = """
+import json
+from leaderboard.models import TaskVersion
+from pricing.models import GridRegion, PriceQuote
+versions = {
+    version.task.slug: [version.version, str(version.threshold), version.log_column,
+                        version.documented_log_columns, version.documented_fields]
+    for version in TaskVersion.objects.select_related("task")
+}
+quote = PriceQuote.objects.get(instance__name="a2-ultragpu-1g", pricing_model="on-demand")
+grid = sorted(str(region.grams_co2e_per_kwh) for region in GridRegion.objects.all())
+print(json.dumps({"versions": versions, "a2_price": str(quote.usd_per_hour), "quotes": PriceQuote.objects.count(),
+                  "grid": grid}))
+"""
+
+# Before the hardware match moved to the leaderboard: an entry matched (by staff) in pricing's old table.
+MATCH_BEFORE_THE_MOVE = """
+import datetime, json
+from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
+BEFORE = [("leaderboard", "0003_board_generation"), ("pricing", "0002_bundled_catalog")]
+executor = MigrationExecutor(connection)
+executor.migrate(BEFORE)
+apps = executor.loader.project_state(BEFORE).apps
+version = apps.get_model("leaderboard", "TaskVersion").objects.get(task__slug="cifar10", version="v1.0")
+submission = apps.get_model("leaderboard", "Submission").objects.create(
+    source="api", task_slug="cifar10", track="train")
+entry = apps.get_model("leaderboard", "Entry").objects.create(
+    submission=submission, task=version.task, task_version=version, track="train", version="v1.0", author="a",
+    author_email="a@b.c", framework="f", model="m", hardware="8 x p3.2xlarge", date=datetime.date(2018, 1, 1),
+    claimed={}, accuracy=94.5, time_to_accuracy_seconds=100.0)
+instance = apps.get_model("pricing", "InstanceType").objects.get(name="p3.2xlarge")
+apps.get_model("pricing", "HardwareMatch").objects.create(
+    entry=entry, instance=instance, instance_count=8, reason="set by staff", set_by_staff=True)
+executor = MigrationExecutor(connection)
+executor.migrate(executor.loader.graph.leaf_nodes())
+from leaderboard.models import HardwareMatch
+match = HardwareMatch.objects.get(entry_id=entry.id)
+print(json.dumps([match.instance.name, match.instance_count, match.reason, match.set_by_staff]))
+"""
+
+
+def sqlite_database(tmp_path: Path) -> str:
+    return f"sqlite:///{tmp_path / 'migrations.sqlite3'}"
+
+
+def postgres_database() -> str:
+    try:
+        socket.create_connection(POSTGRES, 1).close()
+    except OSError:
+        pytest.skip("PostgreSQL is not running on 127.0.0.1:5432")
+    import psycopg
+
+    name = f"dawnboard_migrations_{uuid.uuid4().hex[:8]}"
+    with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres", autocommit=True) as connection:
+        connection.execute(f"CREATE DATABASE {name}")
+    return f"postgres://postgres@127.0.0.1:5432/{name}"
+
+
+def drop_postgres_database(url: str) -> None:
+    import psycopg
+
+    with psycopg.connect("postgresql://postgres@127.0.0.1:5432/postgres", autocommit=True) as connection:
+        connection.execute(f"DROP DATABASE IF EXISTS {url.rsplit('/', 1)[1]} WITH (FORCE)")
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def empty_database(request, tmp_path):
+    if request.param == "sqlite":
+        yield sqlite_database(tmp_path)
+        return
+    url = postgres_database()
+    yield url
+    drop_postgres_database(url)
+
+
+def manage(database_url: str, *args: str) -> str:
+    environment = {**os.environ, "DATABASE_URL": database_url, "DJANGO_SETTINGS_MODULE": "config.settings.test"}
+    completed = subprocess.run(
+        [sys.executable, "manage.py", *args], cwd=ROOT, env=environment, capture_output=True, text=True, timeout=300
+    )
+    assert completed.returncode == 0, completed.stderr
+    return completed.stdout
+
+
+def test_an_empty_database_migrates_from_zero_and_holds_the_rules_and_the_whole_catalog(empty_database):
+    manage(empty_database, "migrate", "--noinput")
+
+    state = json.loads(manage(empty_database, "shell", "-c", AFTER_MIGRATING).strip().splitlines()[-1])
+
+    assert {
+        slug: [version, Decimal(threshold), *rest] for slug, (version, threshold, *rest) in state["versions"].items()
+    } == {
+        task.slug: [
+            rules.version,
+            rules.threshold,
+            rules.log_column,
+            list(rules.documented_log_columns),
+            list(rules.documented_fields),
+        ]
+        for task in TASKS
+        for rules in task.versions
+    }
+    assert Decimal(state["a2_price"]) == Decimal("5.06879789")  # every decimal the catalog gives
+    assert state["quotes"] == len(parse_prices((BUNDLED_CATALOG_DIR / "prices.csv").read_text(encoding="utf-8")))
+    assert "412.72" in state["grid"]
+
+
+def test_reloading_the_bundled_catalog_after_migrating_changes_nothing(empty_database):
+    manage(empty_database, "migrate", "--noinput")
+
+    output = manage(empty_database, "load_prices", "pricing/data/prices.csv")
+
+    assert output.startswith("Nothing changed"), output
+
+
+def test_a_staff_hardware_match_survives_its_move_to_the_leaderboard(empty_database):
+    output = manage(empty_database, "shell", "-c", MATCH_BEFORE_THE_MOVE)
+
+    assert json.loads(output.strip().splitlines()[-1]) == ["p3.2xlarge", 8, "set by staff", True]
