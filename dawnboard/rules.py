@@ -48,7 +48,6 @@ TRACKS = tuple(Track)  # `"train" in TRACKS` holds; `in Track` refuses a plain s
 PERCENT, FRACTION = Scale.PERCENT, Scale.FRACTION
 EPOCH, HOURS = "epoch", "hours"  # the two columns every training log has, beside the task's metric
 RULES_SOURCE = "https://dawn.cs.stanford.edu/benchmark/v1/"
-ENTRIES_README = "https://github.com/stanford-futuredata/dawn-bench-entries/blob/master/README.md"
 
 
 @dataclass(frozen=True)
@@ -66,8 +65,9 @@ class TaskRules:
         source: where the threshold was published.
         documented_log_columns: every column the task's documented log format names (in its order);
             a log with these, in any order, raises no warning about its columns.
-        documented_fields: entry fields the task's documented format adds to the common ones; an entry
-            with them raises no `unknown_fields` warning.
+        documented_fields: entry fields the task's DAWNBench entries carry beside the common ones (ImageNet's
+            `usedBlacklist`: whether the blacklisted validation images were left out); an entry with them
+            raises no `unknown_fields` warning.
     """
 
     task_slug: str

@@ -21,8 +21,6 @@ ITEMS_PER_INFERENCE_COST = 10_000
 def first_crossing(metric: np.ndarray, threshold: float) -> int | None:
     """Index of the first row, in file order, whose metric reaches the threshold (DAWNBench's TTA row)."""
     reached = metric >= threshold
-    if not len(reached):
-        return None
     index = int(np.argmax(reached))
     return index if reached[index] else None
 

@@ -339,18 +339,29 @@ def hardware_match_entry(*, entry: Entry, known: list[KnownInstance] | None = No
     return True
 
 
-def hardware_match_all() -> int:
-    """Match every entry again (after the catalog changed); returns how many matches changed."""
+@dataclass(frozen=True)
+class MatchSummary:
+    entries: int  # matched again
+    changed: int  # of which the match is now another
+
+
+def hardware_match_all() -> MatchSummary:
+    """Match every entry again (after the catalog changed)."""
     known = known_instances()
-    entries = Entry.objects.select_related("hardware_match").only("id", "hardware", "hardware_match")
+    entries = list(Entry.objects.select_related("hardware_match").only("id", "hardware", "hardware_match"))
     with transaction.atomic():
-        return sum(hardware_match_entry(entry=entry, known=known) for entry in entries)
+        changed = sum(hardware_match_entry(entry=entry, known=known) for entry in entries)
+    return MatchSummary(entries=len(entries), changed=changed)
 
 
 @dataclass(frozen=True)
 class CatalogReload:
     prices: LoadSummary
-    matches_changed: int
+    matches: MatchSummary
+
+    @property
+    def changed(self) -> bool:
+        return self.prices.changed or bool(self.matches.changed)
 
 
 def catalog_reload(*, text: str) -> CatalogReload:
@@ -361,7 +372,7 @@ def catalog_reload(*, text: str) -> CatalogReload:
     """
     with transaction.atomic():
         summary = prices_load(text=text)
-        matches_changed = hardware_match_all()
+        matches = hardware_match_all()
         if summary.changed:
             board_generation_bump()  # quotes are written in bulk, past the signals: costs on cached pages move
-    return CatalogReload(prices=summary, matches_changed=matches_changed)
+    return CatalogReload(prices=summary, matches=matches)

@@ -20,11 +20,10 @@ from pricing.domain.cost import (
     CATALOG_TODAY,
     SPOT_TODAY,
     PolicyCost,
+    catalog_price,
     claimed_price_differs,
-    inference_arithmetic,
-    inference_cost_per_10k,
-    training_arithmetic,
-    training_cost,
+    inference_policy_cost,
+    training_policy_cost,
     usd_per_hour_text,
 )
 from pricing.domain.footprint import HOST_SOURCE, WATTS_PER_GIB, WATTS_PER_VCPU, Footprint, training_footprint
@@ -138,7 +137,7 @@ def price_warning(run: PricedRun) -> str | None:
     quote = quote_on(instance=instance, day=run.date, pricing_model=PriceQuote.PricingModel.ON_DEMAND)
     if quote is None:
         return None
-    catalog = quote.usd_per_hour * run.instance_count
+    catalog = catalog_price(quote.usd_per_hour) * run.instance_count
     if claimed_price_differs(claimed_usd_per_hour=claimed, catalog_usd_per_hour=catalog):
         return (
             f"costPerHour {usd_per_hour_text(claimed)} USD/h differs by more than 10 % from the catalog's on-demand "
@@ -193,10 +192,14 @@ def _as_submitted(run: PricedRun) -> PolicyCost:
     if run.track == Track.TRAIN:
         if run.as_submitted_usd is None:
             return PolicyCost(AS_SUBMITTED, None, "the entry gives no costPerHour")
-        arithmetic = training_arithmetic(
-            seconds=run.seconds, usd_per_hour=run.claimed_usd_per_hour, count=1, source="the entry's costPerHour"
+        working = training_policy_cost(
+            AS_SUBMITTED,
+            seconds=run.seconds,
+            usd_per_hour=run.claimed_usd_per_hour,
+            count=1,
+            source="the entry's costPerHour",
         )
-        return PolicyCost(AS_SUBMITTED, run.as_submitted_usd, arithmetic)
+        return PolicyCost(AS_SUBMITTED, run.as_submitted_usd, working.arithmetic)  # the figure recomputed at ingest
     if run.as_submitted_usd is None:
         return PolicyCost(AS_SUBMITTED, None, "the entry gives no cost")
     return PolicyCost(
@@ -205,17 +208,9 @@ def _as_submitted(run: PricedRun) -> PolicyCost:
 
 
 def _priced(run: PricedRun, policy: str, quote: PriceQuote, source: str) -> PolicyCost:
-    count = run.instance_count
+    price, count = catalog_price(quote.usd_per_hour), run.instance_count
     if run.track == Track.TRAIN:
-        usd = training_cost(seconds=run.seconds, usd_per_hour=quote.usd_per_hour, count=count)
-        arithmetic = training_arithmetic(
-            seconds=run.seconds, usd_per_hour=quote.usd_per_hour, count=count, source=source
-        )
-        return PolicyCost(policy, usd, arithmetic)
+        return training_policy_cost(policy, seconds=run.seconds, usd_per_hour=price, count=count, source=source)
     if run.latency_ms is None:
         return PolicyCost(policy, None, "the entry gives no latency")
-    usd = inference_cost_per_10k(latency_ms=run.latency_ms, usd_per_hour=quote.usd_per_hour, count=count)
-    arithmetic = inference_arithmetic(
-        latency_ms=run.latency_ms, usd_per_hour=quote.usd_per_hour, count=count, source=source
-    )
-    return PolicyCost(policy, usd, arithmetic)
+    return inference_policy_cost(policy, latency_ms=run.latency_ms, usd_per_hour=price, count=count, source=source)

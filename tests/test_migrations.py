@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from dawnboard.rules import TASKS
-from pricing.domain.catalog import BUNDLED_CATALOG_DIR, parse_prices
+from pricing.domain.catalog import BUNDLED_CATALOG_DIR, parse_grid, parse_prices
 
 ROOT = Path(__file__).resolve().parents[1]
 POSTGRES = ("127.0.0.1", 5432)
@@ -38,30 +38,45 @@ print(json.dumps({"versions": versions, "a2_price": str(quote.usd_per_hour), "qu
                   "grid": grid}))
 """
 
-# Before the hardware match moved to the leaderboard: an entry matched (by staff) in pricing's old table.
-MATCH_BEFORE_THE_MOVE = """
+# Before the hardware match moved to the leaderboard: an entry matched by staff in pricing's old table, and one
+# stored before any catalog existed, with no match. Then forward, back and forward again.
+MATCH_ACROSS_THE_MOVE = """
 import datetime, json
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 BEFORE = [("leaderboard", "0003_board_generation"), ("pricing", "0002_bundled_catalog")]
-executor = MigrationExecutor(connection)
-executor.migrate(BEFORE)
-apps = executor.loader.project_state(BEFORE).apps
+
+def migrate(targets):
+    executor = MigrationExecutor(connection)
+    executor.migrate(targets or executor.loader.graph.leaf_nodes())
+    return executor.loader.project_state(targets or executor.loader.graph.leaf_nodes()).apps
+
+apps = migrate(BEFORE)
 version = apps.get_model("leaderboard", "TaskVersion").objects.get(task__slug="cifar10", version="v1.0")
-submission = apps.get_model("leaderboard", "Submission").objects.create(
-    source="api", task_slug="cifar10", track="train")
-entry = apps.get_model("leaderboard", "Entry").objects.create(
-    submission=submission, task=version.task, task_version=version, track="train", version="v1.0", author="a",
-    author_email="a@b.c", framework="f", model="m", hardware="8 x p3.2xlarge", date=datetime.date(2018, 1, 1),
-    claimed={}, accuracy=94.5, time_to_accuracy_seconds=100.0)
-instance = apps.get_model("pricing", "InstanceType").objects.get(name="p3.2xlarge")
-apps.get_model("pricing", "HardwareMatch").objects.create(
-    entry=entry, instance=instance, instance_count=8, reason="set by staff", set_by_staff=True)
-executor = MigrationExecutor(connection)
-executor.migrate(executor.loader.graph.leaf_nodes())
-from leaderboard.models import HardwareMatch
-match = HardwareMatch.objects.get(entry_id=entry.id)
-print(json.dumps([match.instance.name, match.instance_count, match.reason, match.set_by_staff]))
+
+def entry(hardware):
+    submission = apps.get_model("leaderboard", "Submission").objects.create(
+        source="api", task_slug="cifar10", track="train")
+    return apps.get_model("leaderboard", "Entry").objects.create(
+        submission=submission, task=version.task, task_version=version, track="train", version="v1.0", author="a",
+        author_email="a@b.c", framework="f", model="m", hardware=hardware, date=datetime.date(2018, 1, 1),
+        claimed={}, accuracy=94.5, time_to_accuracy_seconds=100.0)
+
+staff_set, unmatched = entry("8 x p3.2xlarge"), entry("AWS p3.16xlarge")
+OldMatch = apps.get_model("pricing", "HardwareMatch")
+OldMatch.objects.create(entry=staff_set, instance=apps.get_model("pricing", "InstanceType").objects.get(
+    name="p3.2xlarge"), instance_count=8, reason="set by staff", set_by_staff=True)
+OldMatch.objects.update(updated_at=datetime.datetime(2020, 1, 2, 3, 4, 5, tzinfo=datetime.timezone.utc))
+
+def matches(model):
+    return {m.entry_id: [m.instance.name if m.instance else None, m.instance_count, m.reason, m.set_by_staff,
+                         m.updated_at.isoformat() if m.entry_id == staff_set.id else None]
+            for m in model.objects.order_by("entry_id")}
+
+forward = matches(migrate(None).get_model("leaderboard", "HardwareMatch"))
+back = matches(migrate(BEFORE).get_model("pricing", "HardwareMatch"))
+migrate(None)
+print(json.dumps({"forward": list(forward.values()), "back": list(back.values())}))
 """
 
 
@@ -128,7 +143,8 @@ def test_an_empty_database_migrates_from_zero_and_holds_the_rules_and_the_whole_
     }
     assert Decimal(state["a2_price"]) == Decimal("5.06879789")  # every decimal the catalog gives
     assert state["quotes"] == len(parse_prices((BUNDLED_CATALOG_DIR / "prices.csv").read_text(encoding="utf-8")))
-    assert "412.72" in state["grid"]
+    grid = parse_grid((BUNDLED_CATALOG_DIR / "grid.csv").read_text(encoding="utf-8"))
+    assert sorted(Decimal(value) for value in state["grid"]) == sorted(row.grams_co2e_per_kwh for row in grid)
 
 
 def test_reloading_the_bundled_catalog_after_migrating_changes_nothing(empty_database):
@@ -139,7 +155,11 @@ def test_reloading_the_bundled_catalog_after_migrating_changes_nothing(empty_dat
     assert output.startswith("Nothing changed"), output
 
 
-def test_a_staff_hardware_match_survives_its_move_to_the_leaderboard(empty_database):
-    output = manage(empty_database, "shell", "-c", MATCH_BEFORE_THE_MOVE)
+def test_hardware_matches_move_to_the_leaderboard_and_back_and_unmatched_entries_are_matched(empty_database):
+    output = manage(empty_database, "shell", "-c", MATCH_ACROSS_THE_MOVE)
 
-    assert json.loads(output.strip().splitlines()[-1]) == ["p3.2xlarge", 8, "set by staff", True]
+    moved = json.loads(output.strip().splitlines()[-1])
+    staff = ["p3.2xlarge", 8, "set by staff", True, "2020-01-02T03:04:05+00:00"]
+    resolved = ["p3.16xlarge", 1, "names aws p3.16xlarge", False, None]
+    assert moved["forward"] == [staff, resolved]
+    assert moved["back"] == [staff, resolved]

@@ -2,8 +2,8 @@
 
 `validate_submission` sees an entry document and a training log as rows, through the readers of
 their format (`dawnboard.formats`), never their bytes; it applies a task version's rules and
-recomputes every result. It returns an `IngestResult` with warnings (most important first), or an
-`IngestRejection` with every error found.
+recomputes every result. It returns an `IngestResult` with warnings, or an `IngestRejection` with every error
+found; either lists the warnings that question a figure first.
 """
 
 from __future__ import annotations
@@ -47,12 +47,18 @@ class IngestResult:
     warnings: list[Issue] = field(default_factory=list)
     accepted = True
 
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "warnings", most_important_first(self.warnings))
+
 
 @dataclass(frozen=True)
 class IngestRejection:
     errors: list[Issue]
     warnings: list[Issue] = field(default_factory=list)
     accepted = False
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "warnings", most_important_first(self.warnings))
 
 
 def validate_submission(
@@ -99,7 +105,7 @@ def validate_submission(
             track=track,
             entry=checked,
             results=_inference_results(checked),
-            warnings=most_important_first(warnings),
+            warnings=warnings,
         )
 
     if rules is None:  # the log can only be read against a known task version
@@ -133,7 +139,7 @@ def validate_submission(
         results=_training_results(checked, training_log, crossing),
         curve=_curve(training_log, crossing),
         log_row_count=len(training_log),
-        warnings=most_important_first(warnings),
+        warnings=warnings,
     )
 
 

@@ -22,7 +22,8 @@ OPTIONAL_TEXT_FIELDS = ("codeURL", "commitHash", "logFilename")
 OPTIONAL_NUMBER_FIELDS = ("costPerHour",)
 INFERENCE_NUMBER_FIELDS = ("latency", "cost")
 KNOWN_FIELDS = frozenset(REQUIRED_TEXT_FIELDS + OPTIONAL_TEXT_FIELDS + OPTIONAL_NUMBER_FIELDS + ("misc",))
-DATE_PATTERN = re.compile(r"^(\d{4})-(\d{1,2})-(\d{1,2})$")  # year-month-day; unpadded is read, with a warning
+# Year-month-day in ASCII digits; without zero padding (2019-6-27) it is read, with a warning.
+DATE_PATTERN = re.compile(r"^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})$")
 COST_TOLERANCE = Decimal("0.01")
 MAX_JSON_DEPTH = 64
 MAX_TEXT_LENGTH = 500  # per text field; the database columns are sized to match

@@ -28,6 +28,8 @@ def check_training_log(log: TrainingLog, rules: TaskRules) -> tuple[TrainingLog,
     Raises:
         RejectedInput: with every error found, each naming the row's line and the column.
     """
+    if len(log) == 0:
+        raise RejectedInput(Issue(ErrorCode.EMPTY_LOG, "The log has no evaluation rows."))
     epochs, hours, metric, line_of = log.epochs, log.hours, log.metric, log.line_numbers
     columns = {EPOCH: epochs, HOURS: hours, rules.log_column: metric}
     warnings: list[Issue] = []

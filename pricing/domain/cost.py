@@ -41,37 +41,41 @@ class PolicyCost:
     arithmetic: str
 
 
-def usd_per_hour_text(usd_per_hour: Decimal) -> str:
-    """A price as shown everywhere: 6 decimal places (3.060000), more when the catalog gives more (5.06879789)."""
+def catalog_price(usd_per_hour: Decimal) -> Decimal:
+    """A price at the precision the catalog shows it: 6 decimal places (3.060000), more where it gives more
+    (5.06879789). The database keeps 10; prices enter the arithmetic at this precision, so every figure keeps
+    the digits it always had."""
     places = max(PRICE_SHOWN_PLACES, -usd_per_hour.normalize().as_tuple().exponent)
-    return f"{usd_per_hour:.{places}f}"
+    return usd_per_hour.quantize(Decimal(1).scaleb(-places))
 
 
-def training_cost(*, seconds: Decimal, usd_per_hour: Decimal, count: int = 1) -> Decimal:
-    """A run of `seconds` on `count` machines at `usd_per_hour` each."""
-    return training_cost_usd(hours=hours_of(seconds), usd_per_hour=usd_per_hour, machines=count)
+def usd_per_hour_text(usd_per_hour: Decimal) -> str:
+    """A price as shown everywhere (the price command, the pricing API, every arithmetic line)."""
+    return f"{catalog_price(usd_per_hour):f}"
 
 
-def inference_cost_per_10k(*, latency_ms: Decimal, usd_per_hour: Decimal, count: int = 1) -> Decimal:
-    """Latency x 10,000 items x the price per second of the machine(s)."""
-    per_item = inference_cost_usd_per_item(latency_ms=latency_ms, usd_per_hour=usd_per_hour, machines=count)
-    return inference_cost_usd_per_10k(cost_usd_per_item=per_item)
-
-
-def training_arithmetic(*, seconds: Decimal, usd_per_hour: Decimal, count: int, source: str) -> str:
-    cost = training_cost(seconds=seconds, usd_per_hour=usd_per_hour, count=count)
+def training_policy_cost(
+    policy: str, *, seconds: Decimal, usd_per_hour: Decimal, count: int, source: str
+) -> PolicyCost:
+    """A run of `seconds` on `count` machines at `usd_per_hour` each, with its working."""
+    usd = training_cost_usd(hours=hours_of(seconds), usd_per_hour=usd_per_hour, machines=count)
     machines = f" x {count} instances" if count > 1 else ""
     price = usd_per_hour_text(usd_per_hour)
-    return f"{hours_of(seconds):.6g} h x {price} USD/h ({source}){machines} = {cost:.6g} USD"
+    return PolicyCost(policy, usd, f"{hours_of(seconds):.6g} h x {price} USD/h ({source}){machines} = {usd:.6g} USD")
 
 
-def inference_arithmetic(*, latency_ms: Decimal, usd_per_hour: Decimal, count: int, source: str) -> str:
-    cost = inference_cost_per_10k(latency_ms=latency_ms, usd_per_hour=usd_per_hour, count=count)
+def inference_policy_cost(
+    policy: str, *, latency_ms: Decimal, usd_per_hour: Decimal, count: int, source: str
+) -> PolicyCost:
+    """10,000 items answered in `latency_ms` each on `count` machines at `usd_per_hour` each, with its working."""
+    per_item = inference_cost_usd_per_item(latency_ms=latency_ms, usd_per_hour=usd_per_hour, machines=count)
+    usd = inference_cost_usd_per_10k(cost_usd_per_item=per_item)
     machines = f" x {count} instances" if count > 1 else ""
-    return (
+    return PolicyCost(
+        policy,
+        usd,
         f"{latency_ms} ms x {ITEMS_PER_INFERENCE_COST:,} items x {usd_per_hour_text(usd_per_hour)} USD/h"
-        f" ({source}){machines}"
-        f" / {MS_PER_SECOND * SECONDS_PER_HOUR:,} ms/h = {cost:.6g} USD per 10,000 items"
+        f" ({source}){machines} / {MS_PER_SECOND * SECONDS_PER_HOUR:,} ms/h = {usd:.6g} USD per 10,000 items",
     )
 
 

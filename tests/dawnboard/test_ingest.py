@@ -5,9 +5,13 @@ from __future__ import annotations
 import json
 from decimal import Decimal
 
+import numpy as np
 import pytest
 
+from dawnboard.documents import LogReading, TrainingLog
 from dawnboard.errors import ErrorCode, Issue, WarningCode
+from dawnboard.formats.dawnbench import read_entry
+from dawnboard.validation import validate_submission
 
 THRESHOLD = 94.0  # cifar10 v1.0
 
@@ -214,3 +218,61 @@ def test_refuses_an_accuracy_log_written_in_fractions_rather_than_reading_it_as_
 
     assert error_codes(result) == [ErrorCode.THRESHOLD_NOT_REACHED]
     assert result.errors[0].field == "top1Accuracy"
+
+
+def test_lists_the_warnings_that_question_a_figure_before_the_notes_on_the_files(submit, training_log):
+    rows = [(0, 0.01, 60.0), (0, 0.02, 90.0), (1, 0.03, 94.5)]  # the epoch repeats while the hours grow
+
+    result = submit(log=training_log(rows, line_end="\r\n", bom=True))
+
+    assert warning_codes(result) == [
+        WarningCode.REPEATED_EPOCH,
+        WarningCode.BYTE_ORDER_MARK,
+        WarningCode.CRLF_LINE_ENDINGS,
+    ]
+
+
+def test_a_rejection_lists_the_warnings_that_question_a_figure_first_too(submit, training_log):
+    rows = [(0, 0.01, 60.0), (0, 0.02, 90.0)]  # never reaches 94
+
+    result = submit(log=training_log(rows, line_end="\r\n"))
+
+    assert error_codes(result) == [ErrorCode.THRESHOLD_NOT_REACHED]
+    assert warning_codes(result) == [WarningCode.REPEATED_EPOCH, WarningCode.CRLF_LINE_ENDINGS]
+
+
+def test_a_second_log_format_plugs_in_beside_the_tsv_reader(catalog, entry_json):
+    """Validation sees rows, not bytes: any reader that yields a TrainingLog is judged by the same rules."""
+    rows = np.array([[0, 0.5, 80.0], [1, 1.0, 95.0]])
+
+    def read_rows(rules):
+        return LogReading(
+            log=TrainingLog(epochs=rows[:, 0], hours=rows[:, 1], metric=rows[:, 2], line_numbers=np.array([7, 9])),
+            warnings=[],
+        )
+
+    result = validate_submission(
+        task_slug="cifar10",
+        track="train",
+        entry=lambda: read_entry(entry_json()),
+        log=read_rows,
+        catalog=catalog,
+    )
+
+    assert result.accepted, result.errors
+    assert (result.results.time_to_accuracy_seconds, result.results.time_to_accuracy_line) == (3600.0, 9)
+
+
+def test_an_empty_log_from_any_reader_is_refused(catalog, entry_json):
+    empty = np.array([], dtype=np.float64)
+
+    result = validate_submission(
+        task_slug="cifar10",
+        track="train",
+        entry=lambda: read_entry(entry_json()),
+        log=lambda rules: LogReading(TrainingLog(empty, empty, empty, np.array([], dtype=np.int64))),
+        catalog=catalog,
+    )
+
+    assert error_codes(result) == [ErrorCode.EMPTY_LOG]
+    assert result.errors[0].field == "log"

@@ -8,7 +8,16 @@ import numpy as np
 import pytest
 
 from dawnboard.errors import ErrorCode
-from dawnboard.scoring import first_crossing, hours_to_decimal, inference_cost_usd_per_item
+from dawnboard.scoring import (
+    SECONDS_PER_HOUR,
+    first_crossing,
+    hours_of,
+    hours_to_decimal,
+    inference_cost_usd_per_10k,
+    inference_cost_usd_per_item,
+    seconds_of,
+    training_cost_usd,
+)
 
 # Time to accuracy -----------------------------------------------------------------------------------------
 
@@ -138,3 +147,21 @@ def test_first_crossing_finds_the_first_index():
 @pytest.mark.parametrize("text", ["0.1", "0.0946198488606347", "2136.1788", "1e-05"])
 def test_hours_read_back_as_the_decimal_the_log_wrote(text):
     assert hours_to_decimal(float(text)) == Decimal(text)
+
+
+def test_training_cost_is_hours_times_price_times_machines():
+    # 1,800 s on two machines at 3.06 USD/h: 0.5 h x 3.06 x 2.
+    assert training_cost_usd(hours=hours_of(Decimal(1800)), usd_per_hour=Decimal("3.06"), machines=2) == Decimal("3.06")
+
+
+def test_inference_cost_per_10k_is_latency_times_items_times_price_per_second():
+    # 9 ms per item at 0.90 USD/h: 90 s for 10,000 items = 0.025 h x 0.90 = 0.0225 USD.
+    per_item = inference_cost_usd_per_item(latency_ms=Decimal(9), usd_per_hour=Decimal("0.90"))
+
+    assert inference_cost_usd_per_10k(cost_usd_per_item=per_item) == Decimal("0.0225")
+
+
+def test_seconds_and_hours_convert_by_one_constant():
+    assert SECONDS_PER_HOUR == 3600
+    assert seconds_of(Decimal("0.0035")) == Decimal("12.6000")
+    assert hours_of(Decimal("12.6")) == Decimal("0.0035")

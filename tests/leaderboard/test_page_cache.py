@@ -1,4 +1,6 @@
-"""Whole pages are cached until the board changes: a new or withdrawn entry shows at once."""
+"""Whole pages are cached until the board changes: a new or withdrawn entry, or a new price, shows at once."""
+
+from decimal import Decimal
 
 import pytest
 from django.core.cache import cache
@@ -6,7 +8,10 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from leaderboard.models import Entry
 from leaderboard.page_cache import board_generation
+from leaderboard.services import catalog_reload
+from pricing.models import PriceQuote
 from tests.factories import entry_bytes, training_log
+from tests.pricing.catalog_text import BASE, ONE_GPU, catalog, row
 
 pytestmark = pytest.mark.django_db
 
@@ -82,3 +87,32 @@ def test_not_found_pages_are_not_cached(client, api_client):
     post(api_client)
 
     assert client.get(f"/entries/{Entry.objects.get().id}/").status_code == 200
+
+
+def test_a_price_reload_that_changes_a_price_retires_the_cached_pages():
+    catalog_reload(text=BASE)
+    before = board_generation()
+
+    catalog_reload(text=catalog(row(ONE_GPU, "on-demand", "2.50", "2020-01-01")))
+
+    assert board_generation() > before
+
+
+def test_reloading_an_unchanged_catalog_leaves_the_generation_alone():
+    catalog_reload(text=BASE)
+    before = board_generation()
+
+    catalog_reload(text=BASE)
+
+    assert board_generation() == before
+
+
+def test_a_price_edited_by_staff_retires_the_cached_pages():
+    catalog_reload(text=BASE)
+    quote = PriceQuote.objects.get(instance__name="tc.gpu1", pricing_model="on-demand")
+    before = board_generation()
+
+    quote.usd_per_hour = Decimal("2.75")
+    quote.save()  # what the admin does
+
+    assert board_generation() > before

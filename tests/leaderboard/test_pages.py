@@ -197,6 +197,20 @@ def test_entry_page_links_the_files_exactly_as_submitted(client, sample, sample_
     assert "byte_order_mark" in html and "crlf_line_endings" in html
 
 
+def test_entry_page_shows_the_warnings_that_question_a_figure_before_the_notes(client, submit_file):
+    entry = submit_file()
+    notes_first = [  # as a verdict stored before the order was kept lists them
+        {"code": WarningCode.CRLF_LINE_ENDINGS, "message": "CRLF."},
+        {"code": WarningCode.REPEATED_EPOCH, "message": "Epochs repeat.", "line": 3},
+    ]
+    Entry.objects.filter(id=entry.id).update(warnings=notes_first)
+
+    html = client.get(f"/entries/{entry.id}/").content.decode()
+
+    assert html.index("<code>repeated_epoch</code>") < html.index("<code>crlf_line_endings</code>")
+    assert html.count('class="warning note"') == 1
+
+
 def test_entry_page_of_an_inference_entry_shows_its_cost_arithmetic(client, sample):
     entry = Entry.objects.get(source_name="dawn_resnet56_1k80-ec2_pytorch")
 

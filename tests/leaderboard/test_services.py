@@ -117,7 +117,7 @@ def test_a_price_reload_matches_entries_to_instances_it_adds():
 
     reload = catalog_reload(text=BASE)
 
-    assert reload.matches_changed == 1
+    assert (reload.matches.entries, reload.matches.changed) == (1, 1)
     assert HardwareMatch.objects.get(entry_id=entry_id).instance.name == "tc.gpu1"
 
 
@@ -126,7 +126,8 @@ def test_reloading_an_unchanged_catalog_changes_nothing():
 
     reload = catalog_reload(text=BASE)
 
-    assert (reload.prices.created, reload.prices.updated, reload.matches_changed) == (0, 0, 0)
+    assert (reload.prices.created, reload.prices.updated, reload.matches.changed) == (0, 0, 0)
+    assert not reload.changed
 
 
 def test_a_reload_keeps_every_decimal_of_a_price():

@@ -2,18 +2,31 @@
 
 from decimal import Decimal
 
-from pricing.domain.cost import claimed_price_differs, inference_cost_per_10k, training_cost
+from pricing.domain.cost import (
+    catalog_price,
+    claimed_price_differs,
+    inference_policy_cost,
+    training_policy_cost,
+    usd_per_hour_text,
+)
 from pricing.domain.footprint import training_footprint
 
 
 def test_training_cost_is_hours_times_price_times_instances():
     # 1,800 s on two instances at 3.06 USD/h: 0.5 h x 3.06 x 2.
-    assert training_cost(seconds=Decimal(1800), usd_per_hour=Decimal("3.06"), count=2) == Decimal("3.06")
+    cost = training_policy_cost(
+        "catalog-today", seconds=Decimal(1800), usd_per_hour=Decimal("3.06"), count=2, source="test"
+    )
+
+    assert cost.usd == Decimal("3.06")
+    assert cost.arithmetic == "0.5 h x 3.060000 USD/h (test) x 2 instances = 3.060 USD"
 
 
 def test_training_cost_of_a_dawnbench_run():
     # basenet: 340.6314558982849 s on a p3.2xlarge at 3.06 USD/h.
-    cost = training_cost(seconds=Decimal("340.6314558982849"), usd_per_hour=Decimal("3.06"))
+    cost = training_policy_cost(
+        "catalog-today", seconds=Decimal("340.6314558982849"), usd_per_hour=Decimal("3.06"), count=1, source="test"
+    ).usd
 
     assert cost == Decimal("340.6314558982849") / 3600 * Decimal("3.06")
     assert round(cost, 10) == Decimal("0.2895367375")
@@ -21,7 +34,23 @@ def test_training_cost_of_a_dawnbench_run():
 
 def test_inference_cost_per_10k_is_latency_times_items_times_price_per_second():
     # 9 ms per item at 0.90 USD/h: 90 s for 10,000 items = 0.025 h x 0.90 = 0.0225 USD.
-    assert inference_cost_per_10k(latency_ms=Decimal(9), usd_per_hour=Decimal("0.90")) == Decimal("0.0225")
+    cost = inference_policy_cost(
+        "catalog-today", latency_ms=Decimal(9), usd_per_hour=Decimal("0.90"), count=1, source="test"
+    )
+
+    assert cost.usd == Decimal("0.0225")
+    assert (
+        cost.arithmetic
+        == "9 ms x 10,000 items x 0.900000 USD/h (test) / 3,600,000 ms/h = 0.0225000 USD per 10,000 items"
+    )
+
+
+def test_a_price_is_shown_with_six_decimals_or_every_decimal_the_catalog_gives():
+    assert usd_per_hour_text(Decimal("3.0600000000")) == "3.060000"
+    assert usd_per_hour_text(Decimal("5.0687978900")) == "5.06879789"
+    assert usd_per_hour_text(Decimal("0.0000001")) == "0.0000001"
+    assert catalog_price(Decimal("24.0000000000")) == Decimal("24.000000")
+    assert str(catalog_price(Decimal("24.0000000000"))) == "24.000000"
 
 
 def test_a_claimed_price_more_than_ten_percent_off_is_flagged():

@@ -25,11 +25,14 @@ class Command(BaseCommand):
         except CatalogError as error:
             problems = "\n".join(map(str, error.problems))
             raise CommandError(f"The catalog was not loaded; nothing changed:\n{problems}") from None
-        prices = reload.prices
-        if not prices.changed and not reload.matches_changed:
-            self.stdout.write(f"Nothing changed: all {prices.unchanged} quotes were already loaded as they are.")
+        prices, matches = reload.prices, reload.matches
+        if not reload.changed:
+            self.stdout.write(
+                f"Nothing changed: all {prices.unchanged} quotes were already loaded as they are, "
+                f"and {matches.entries} entries match as before."
+            )
             return
         self.stdout.write(
             f"{prices.created} quotes added, {prices.updated} updated, {prices.unchanged} unchanged; "
-            f"{reload.matches_changed} entries matched differently."
+            f"{matches.entries} entries matched again ({matches.changed} differently)."
         )

@@ -164,7 +164,17 @@ def test_reports_every_field_error_at_once(submit, entry_json):
 
 @pytest.mark.parametrize(
     "timestamp",
-    ["2018-13-01", "20180420", "2018-4-31", "2018-02-30", "0000-1-1", "April 20, 2018", "2018-04-20T10:00", "18-4-2"],
+    [
+        "2018-13-01",
+        "20180420",
+        "2018-4-31",
+        "2018-02-30",
+        "0000-1-1",
+        "April 20, 2018",
+        "2018-04-20T10:00",
+        "18-4-2",
+        "\u0662\u0660\u0661\u0669-\u0660\u0666-\u0662\u0667",  # the last in Arabic-Indic digits
+    ],
 )
 def test_rejects_a_bad_date(submit, entry_json, timestamp):
     result = submit(entry=entry_json(timestamp=timestamp))
