@@ -25,9 +25,9 @@ def first_crossing(metric: np.ndarray, threshold: float) -> int | None:
     return index if reached[index] else None
 
 
-def hours_to_decimal(hours: float) -> Decimal:
-    """The shortest decimal that reads back as this float: what the log file said."""
-    return Decimal(repr(float(hours)))
+def shortest_decimal(value: float) -> Decimal:
+    """The shortest decimal that reads back as this float: what a log or an entry said, for exact arithmetic."""
+    return Decimal(repr(float(value)))
 
 
 def seconds_of(hours: Decimal) -> Decimal:

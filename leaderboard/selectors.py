@@ -12,11 +12,11 @@ from django.db.models import F, Prefetch, QuerySet
 
 from dawnboard.metrics import LEADERBOARD_METRICS, TRAINING_TIME, LeaderboardMetric, time_metric_of
 from dawnboard.rules import Scale, TaskRules, Track
-from dawnboard.scoring import hours_of
+from dawnboard.scoring import hours_of, shortest_decimal
 from leaderboard.charts import plotly_text
 from leaderboard.models import Entry, HardwareMatch, Submission, SubmittedFile, TaskVersion
 from pricing.domain.cost import AS_SUBMITTED, COST_POLICIES, PolicyCost
-from pricing.selectors import PricedRun, costs_under, price_warning, run_costs, run_footprint
+from pricing.selectors import PricedRun, QuoteBook, costs_under, price_warning, run_costs, run_footprint
 
 
 class UnknownLeaderboard(LookupError):
@@ -205,8 +205,8 @@ def entry_priced_run(entry: Entry) -> PricedRun:
     return PricedRun(
         track=Track(entry.track),
         date=entry.date,
-        seconds=_decimal_or_none(entry.time_to_accuracy_seconds),
-        latency_ms=_decimal_or_none(entry.latency_ms),
+        seconds=_exact(entry.time_to_accuracy_seconds),
+        latency_ms=_exact(entry.latency_ms),
         claimed_usd_per_hour=entry.cost_per_hour_usd,
         claimed_usd_per_item=claimed_cost,
         as_submitted_usd=entry.training_cost_usd if entry.is_training else entry.inference_cost_usd_per_10k,
@@ -218,18 +218,18 @@ def entry_priced_run(entry: Entry) -> PricedRun:
 
 def entry_accounting(entry: Entry, *, today: datetime.date | None = None) -> EntryAccounting:
     run = entry_priced_run(entry)
-    footprint = run_footprint(run)
+    book = QuoteBook([run.instance.id] if run.instance else [])  # one read of the quotes for all three
+    footprint = run_footprint(run, book=book)
     return EntryAccounting(
-        costs=run_costs(run, today=today),
-        price_warning=price_warning(run),
+        costs=run_costs(run, today=today, book=book),
+        price_warning=price_warning(run, book=book),
         footprint=None if footprint is None else {"entry_id": entry.id, **footprint},
         match=entry_match(entry),
     )
 
 
-def _decimal_or_none(value: float | None) -> Decimal | None:
-    """A stored float as the shortest decimal that reads back as it, for exact cost arithmetic."""
-    return None if value is None else Decimal(repr(value))
+def _exact(value: float | None) -> Decimal | None:
+    return None if value is None else shortest_decimal(value)
 
 
 def entries_list() -> QuerySet[Entry]:

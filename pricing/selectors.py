@@ -129,12 +129,12 @@ def costs_under(runs: Mapping[int, PricedRun], policy: str, *, today: datetime.d
     }
 
 
-def price_warning(run: PricedRun) -> str | None:
+def price_warning(run: PricedRun, *, book: QuoteBook | None = None) -> str | None:
     """A warning when the claimed price per hour is more than 10 % from the catalog price on the run's date."""
     claimed, instance = run.claimed_usd_per_hour, run.instance
     if claimed is None or instance is None:
         return None
-    quote = quote_on(instance=instance, day=run.date, pricing_model=PriceQuote.PricingModel.ON_DEMAND)
+    quote = _on_demand_on_run_date(run, book)
     if quote is None:
         return None
     catalog = catalog_price(quote.usd_per_hour) * run.instance_count
@@ -146,7 +146,7 @@ def price_warning(run: PricedRun) -> str | None:
     return None
 
 
-def run_footprint(run: PricedRun) -> dict | None:
+def run_footprint(run: PricedRun, *, book: QuoteBook | None = None) -> dict | None:
     """Energy and carbon of a training run, with every factor and its source; None when it cannot be estimated."""
     instance = run.instance
     if run.track != Track.TRAIN or instance is None or run.seconds is None:
@@ -155,7 +155,7 @@ def run_footprint(run: PricedRun) -> dict | None:
     if instance.accelerator and accelerator is None:
         return None
     grid = GridRegion.objects.filter(provider=instance.provider).order_by("region")
-    quote = quote_on(instance=instance, day=run.date, pricing_model=PriceQuote.PricingModel.ON_DEMAND)
+    quote = _on_demand_on_run_date(run, book)
     region = (grid.filter(region=quote.region).first() if quote else None) or grid.first()
     footprint: Footprint = training_footprint(
         seconds=run.seconds,
@@ -186,6 +186,11 @@ def run_footprint(run: PricedRun) -> dict | None:
         "grid_source": region.source_url if region else None,
         "carbon_kg_co2e": float(footprint.carbon_kg) if footprint.carbon_kg is not None else None,
     }
+
+
+def _on_demand_on_run_date(run: PricedRun, book: QuoteBook | None) -> PriceQuote | None:
+    book = book or QuoteBook([run.instance.id])
+    return book.on(instance_id=run.instance.id, day=run.date, pricing_model=PriceQuote.PricingModel.ON_DEMAND)
 
 
 def _as_submitted(run: PricedRun) -> PolicyCost:

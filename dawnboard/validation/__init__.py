@@ -17,9 +17,9 @@ from dawnboard.results import Results
 from dawnboard.rules import TRACKS, RulesCatalog, Scale, TaskRules, Track
 from dawnboard.scoring import (
     first_crossing,
-    hours_to_decimal,
     inference_cost_usd_per_10k,
     seconds_of,
+    shortest_decimal,
     training_cost_usd,
 )
 from dawnboard.validation.entry import EntryDocument, check_entry
@@ -172,7 +172,7 @@ def check_request(*, task_slug: str, track: str, has_entry: bool, has_log: bool,
 
 
 def _training_results(entry: EntryDocument, log: TrainingLog, crossing: int) -> Results:
-    hours = hours_to_decimal(log.hours[crossing])
+    hours = shortest_decimal(log.hours[crossing])
     cost = None
     if entry.cost_per_hour_usd is not None:
         cost = training_cost_usd(hours=hours, usd_per_hour=entry.cost_per_hour_usd)

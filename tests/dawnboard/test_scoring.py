@@ -12,10 +12,10 @@ from dawnboard.scoring import (
     SECONDS_PER_HOUR,
     first_crossing,
     hours_of,
-    hours_to_decimal,
     inference_cost_usd_per_10k,
     inference_cost_usd_per_item,
     seconds_of,
+    shortest_decimal,
     training_cost_usd,
 )
 
@@ -146,7 +146,7 @@ def test_first_crossing_finds_the_first_index():
 
 @pytest.mark.parametrize("text", ["0.1", "0.0946198488606347", "2136.1788", "1e-05"])
 def test_hours_read_back_as_the_decimal_the_log_wrote(text):
-    assert hours_to_decimal(float(text)) == Decimal(text)
+    assert shortest_decimal(float(text)) == Decimal(text)
 
 
 def test_training_cost_is_hours_times_price_times_machines():

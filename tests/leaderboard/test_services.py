@@ -9,7 +9,7 @@ import pytest
 
 from dawnboard.formats.dawnbench import write_entry, write_training_log
 from dawnboard.rules import Track, current_rules
-from dawnboard.scoring import hours_to_decimal, seconds_of
+from dawnboard.scoring import seconds_of, shortest_decimal
 from leaderboard.models import Entry, HardwareMatch, Submission
 from leaderboard.services import Upload, catalog_reload, submission_create
 from pricing.domain.catalog import CatalogError
@@ -58,7 +58,7 @@ def test_an_entry_written_by_the_writer_is_accepted_with_no_warning_and_the_same
 
     assert outcome.status == "accepted", outcome.errors
     assert outcome.warnings == []
-    hours = hours_to_decimal(rows[2][1])
+    hours = shortest_decimal(rows[2][1])
     assert outcome.results == {
         "accuracy": rows[2][2],
         "time_to_accuracy_seconds": float(seconds_of(hours)),
