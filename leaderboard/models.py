@@ -80,6 +80,7 @@ class Submission(models.Model):
         API = "api"
         COMMAND = "command", "submit command"
         IMPORT = "import", "DAWNBench import"
+        REFERENCE = "reference", "reference run"
 
     submitter = models.ForeignKey(
         Submitter, null=True, blank=True, on_delete=models.PROTECT, related_name="submissions"
@@ -90,6 +91,9 @@ class Submission(models.Model):
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.PENDING)
     errors = models.JSONField(default=list, blank=True)
     warnings = models.JSONField(default=list, blank=True)
+    run_record = models.JSONField(
+        null=True, blank=True, help_text="A reference run's record (run.json): config, machine, versions, curve."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     decided_at = models.DateTimeField(null=True, blank=True)
 
@@ -140,6 +144,14 @@ class Entry(models.Model):
     track = models.CharField(max_length=10, choices=TRACK_CHOICES)
     status = models.CharField(max_length=10, choices=Status.choices, default=Status.ACCEPTED)
     source_name = models.CharField(max_length=255, blank=True, help_text="File stem, for imported entries.")
+    reproduces = models.ForeignKey(
+        "self",
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="reproductions",
+        help_text="The seed entry a reference run reproduces.",
+    )
 
     # As submitted (DAWNBench v1.0 fields).
     version = models.CharField(max_length=20)

@@ -11,6 +11,7 @@ import pandas as pd
 from django.db.models import F, Prefetch, QuerySet
 
 from dawnboard.metrics import LEADERBOARD_METRICS, TRAINING_TIME, LeaderboardMetric, time_metric_of
+from dawnboard.recipes import recipes_reproducing
 from dawnboard.rules import Scale, TaskRules, Track
 from dawnboard.scoring import hours_of, shortest_decimal
 from leaderboard.charts import plotly_text
@@ -238,10 +239,24 @@ def entries_list() -> QuerySet[Entry]:
 
 def entry_detail(*, entry_id: int) -> Entry:
     return (
-        Entry.objects.select_related("task", "task_version__task", "submission", "hardware_match__instance__provider")
+        Entry.objects.select_related(
+            "task", "task_version__task", "submission", "reproduces", "hardware_match__instance__provider"
+        )
         .prefetch_related("curve", Prefetch("submission__files", queryset=SubmittedFile.objects.defer("content")))
         .get(id=entry_id)
     )
+
+
+def entry_reproductions(entry: Entry) -> list[Entry]:
+    """The accepted reference runs that reproduce this entry, earliest first."""
+    return list(entry.reproductions.accepted().select_related("submission").order_by("created_at", "id"))
+
+
+def reproduction_commands(entry: Entry) -> list[str]:
+    """The `run_reference` commands whose recipe reproduces this seed entry (by its DAWNBench file stem)."""
+    if not entry.is_training or not entry.source_name:
+        return []
+    return [recipe.command for recipe in recipes_reproducing(entry.task.slug, entry.source_name)]
 
 
 def submission_for(*, submission_id: int, user) -> Submission:

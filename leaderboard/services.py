@@ -94,8 +94,13 @@ def submission_create(
     submitter: Submitter | None = None,
     source_name: str = "",
     dry_run: bool = False,
+    run_record: dict | None = None,
 ) -> SubmissionOutcome:
-    """Receive a submission and judge it (now, or on a worker when a broker is configured)."""
+    """Receive a submission and judge it (now, or on a worker when a broker is configured).
+
+    `run_record` is a reference run's record (its run.json); it is kept with the submission, and an accepted
+    entry is linked to the seed entry the record says the run reproduces.
+    """
     if dry_run:
         verdict = _judge(task_slug=task_slug, track=track, entry=entry, log=log)
         return _outcome(verdict, status="valid" if verdict.accepted else "rejected", dry_run=True)
@@ -114,10 +119,17 @@ def submission_create(
             source=source,
             submitter=submitter,
             source_name=source_name,
+            run_record=run_record,
         )
     with transaction.atomic():
         submission = _submission_store(
-            task_slug=task_slug, track=track, entry=entry, log=log, source=source, submitter=submitter
+            task_slug=task_slug,
+            track=track,
+            entry=entry,
+            log=log,
+            source=source,
+            submitter=submitter,
+            run_record=run_record,
         )
         transaction.on_commit(
             lambda: current_app.send_task(
@@ -236,9 +248,18 @@ def _judge(*, task_slug: str, track: str, entry: Upload | None, log: Upload | No
 
 
 def _submission_store(
-    *, task_slug: str, track: str, entry: Upload | None, log: Upload | None, source: str, submitter: Submitter | None
+    *,
+    task_slug: str,
+    track: str,
+    entry: Upload | None,
+    log: Upload | None,
+    source: str,
+    submitter: Submitter | None,
+    run_record: dict | None = None,
 ) -> Submission:
-    submission = Submission.objects.create(submitter=submitter, source=source, task_slug=task_slug, track=track)
+    submission = Submission.objects.create(
+        submitter=submitter, source=source, task_slug=task_slug, track=track, run_record=run_record
+    )
     for role, upload in ((SubmittedFile.Role.ENTRY, entry), (SubmittedFile.Role.LOG, log)):
         if upload is not None:
             SubmittedFile.objects.create(
@@ -261,6 +282,7 @@ def _entry_store(*, submission: Submission, verdict: IngestResult, source_name: 
         task_version=version,
         track=verdict.track,
         source_name=source_name,
+        reproduces=_seed_entry_reproduced(submission),
         version=document.version,
         author=document.author,
         author_email=document.author_email,
@@ -301,6 +323,21 @@ def _entry_store(*, submission: Submission, verdict: IngestResult, source_name: 
     )
     hardware_match_entry(entry=entry)
     return entry
+
+
+def _seed_entry_reproduced(submission: Submission) -> Entry | None:
+    """The accepted seed entry a reference run reproduces: the first its record names that is on the board."""
+    record = submission.run_record or {}
+    names = [name for name in [record.get("reproduces"), *record.get("reproduces_any_of", [])] if name]
+    if not names:
+        return None
+    seeds = {
+        seed.source_name: seed
+        for seed in Entry.objects.accepted().filter(
+            task__slug=submission.task_slug, track=submission.track, source_name__in=names
+        )
+    }
+    return next((seeds[name] for name in names if name in seeds), None)
 
 
 def _as_upload(file: SubmittedFile | None) -> Upload | None:

@@ -104,6 +104,8 @@ def entry_detail(request, pk: int):
         "price_warning": accounting.price_warning,
         "footprint": accounting.footprint,
         "match": accounting.match,
+        "reproduce_commands": selectors.reproduction_commands(entry),
+        "reproductions": selectors.entry_reproductions(entry) if entry.is_training else [],
     }
     return render(request, "leaderboard/entry.html", context)
 

@@ -28,6 +28,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "leaderboard",
     "pricing",
+    "benchmarks",
 ]
 
 MIDDLEWARE = [
@@ -118,8 +119,15 @@ SPECTACULAR_SETTINGS = {
 CELERY_BROKER_URL = env("CELERY_BROKER_URL", default="")
 CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
 CELERY_TASK_DEFAULT_QUEUE = env("CELERY_QUEUE", default="dawnboard")
+# Reference training jobs go to their own queue, for a worker on a GPU machine (`-Q reference`).
+CELERY_REFERENCE_QUEUE = env("CELERY_REFERENCE_QUEUE", default="reference")
+CELERY_TASK_ROUTES = {"benchmarks.reference_run": {"queue": CELERY_REFERENCE_QUEUE}}
 CELERY_TASK_EAGER_PROPAGATES = True
-CELERY_RESULT_BACKEND = None
+# Task results are not kept, but a reference run's progress is its task state (PROGRESS, with the epoch, step
+# and latest quality): with a Redis broker the same Redis keeps those states by default.
+CELERY_RESULT_BACKEND = env("CELERY_RESULT_BACKEND", default="") or (
+    CELERY_BROKER_URL if CELERY_BROKER_URL.startswith(("redis://", "rediss://")) else None
+)
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
@@ -134,3 +142,8 @@ LOGGING = {
     # In-process (eager) task runs would otherwise log a line per submission on every command.
     "loggers": {"celery.app.trace": {"level": env("CELERY_TRACE_LOG_LEVEL", default="WARNING")}},
 }
+
+# Reference runs started through the API read datasets from REFERENCE_DATA_DIR/<task>/ (CIFAR-10 python
+# batches, ImageNet folders, SQuAD JSON; digits needs none) and write their files under REFERENCE_RUNS_DIR.
+REFERENCE_DATA_DIR = env("REFERENCE_DATA_DIR", default=str(BASE_DIR / "data"))
+REFERENCE_RUNS_DIR = env("REFERENCE_RUNS_DIR", default=str(BASE_DIR / "runs"))

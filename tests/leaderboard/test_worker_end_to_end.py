@@ -24,6 +24,11 @@ from tests.factories import entry_bytes, training_log
 pytestmark = pytest.mark.services
 
 ROOT = Path(__file__).resolve().parents[2]
+STAFF_TOKEN_SCRIPT = (
+    "from django.contrib.auth import get_user_model; from rest_framework.authtoken.models import Token; "
+    "user = get_user_model().objects.create_user('e2e-staff', password='x', is_staff=True); "
+    "print(Token.objects.create(user=user).key)"
+)
 POSTGRES = ("127.0.0.1", 5432)
 REDIS = ("127.0.0.1", 6379)
 
@@ -60,6 +65,8 @@ def stack(tmp_path_factory):
         "DATABASE_URL": f"postgres://postgres@{POSTGRES[0]}:{POSTGRES[1]}/{database}",
         "CELERY_BROKER_URL": f"redis://{REDIS[0]}:{REDIS[1]}/15",
         "CELERY_QUEUE": database,  # a queue of its own: nothing stale from another run is consumed
+        "CELERY_REFERENCE_QUEUE": f"{database}-reference",
+        "REFERENCE_RUNS_DIR": str(tmp_path_factory.mktemp("reference-runs")),
         "ALLOWED_HOSTS": "127.0.0.1",
         "STATIC_ROOT": str(tmp_path_factory.mktemp("static")),
         "PYTHONPATH": str(ROOT),
@@ -79,6 +86,10 @@ def stack(tmp_path_factory):
             timeout=60,
         )
         token = json.loads(created.stdout)["token"]
+        staff = subprocess.run(
+            [*manage, "shell", "-c", STAFF_TOKEN_SCRIPT], env=env, check=True, cwd=ROOT, capture_output=True, text=True
+        )
+        staff_token = staff.stdout.strip().splitlines()[-1]
         processes.append(
             subprocess.Popen(
                 [
@@ -91,7 +102,7 @@ def stack(tmp_path_factory):
                     "--pool=solo",
                     "--loglevel=WARNING",
                     "-Q",
-                    database,
+                    f"{database},{database}-reference",  # submissions, and reference runs
                 ],
                 env=env,
                 cwd=ROOT,
@@ -106,7 +117,7 @@ def stack(tmp_path_factory):
         )
         base_url = f"http://127.0.0.1:{port}"
         _wait_for(lambda: _get(f"{base_url}/api/v1/tasks/")[0] == 200, what="gunicorn")
-        yield base_url, token, database
+        yield base_url, token, database, staff_token
     finally:
         for process in processes:
             process.terminate()
@@ -120,7 +131,7 @@ def stack(tmp_path_factory):
 
 
 def test_a_worker_accepts_a_valid_entry(stack):
-    base_url, token, _ = stack
+    base_url, token, *_ = stack
 
     status, submitted = _post_submission(base_url, token, entry=entry_bytes(), log=training_log())
 
@@ -134,7 +145,7 @@ def test_a_worker_accepts_a_valid_entry(stack):
 
 
 def test_a_worker_rejects_with_a_code_and_creates_no_entry(stack):
-    base_url, token, _ = stack
+    base_url, token, *_ = stack
     _, before = _get(f"{base_url}/api/v1/entries/")
 
     status, submitted = _post_submission(
@@ -151,7 +162,7 @@ def test_a_worker_rejects_with_a_code_and_creates_no_entry(stack):
 
 
 def test_an_unknown_task_is_refused_before_anything_is_queued(stack):
-    base_url, token, _ = stack
+    base_url, token, *_ = stack
 
     status, verdict = _post_submission(base_url, token, entry=entry_bytes(), log=training_log(), task="mnist")
 
@@ -160,7 +171,7 @@ def test_an_unknown_task_is_refused_before_anything_is_queued(stack):
 
 
 def test_the_leaderboard_is_served_from_postgresql(stack):
-    base_url, token, _ = stack
+    base_url, token, *_ = stack
     _, submitted = _post_submission(base_url, token, entry=entry_bytes(model="pg-model"), log=training_log())
     _wait_for_verdict(submitted["url"], token)
 
@@ -171,7 +182,7 @@ def test_the_leaderboard_is_served_from_postgresql(stack):
 
 
 def test_gunicorn_serves_the_pages_and_plotly_through_whitenoise(stack):
-    base_url, _, _ = stack
+    base_url, *_ = stack
 
     with urllib.request.urlopen(f"{base_url}/tasks/cifar10/", timeout=30) as page:
         html = page.read().decode()
@@ -180,6 +191,46 @@ def test_gunicorn_serves_the_pages_and_plotly_through_whitenoise(stack):
 
     assert page.status == 200 and "CIFAR10" in html
     assert script.status == 200 and len(plotly_js) > 1_000_000
+
+
+def test_a_reference_run_queued_by_staff_is_trained_by_the_worker_and_entered(stack):
+    base_url, _, _, staff_token = stack
+    request = urllib.request.Request(
+        f"{base_url}/api/v1/reference-runs/",
+        data=json.dumps({"task": "digits", "seed": 1}).encode(),
+        method="POST",
+        headers={"Authorization": f"Token {staff_token}", "Content-Type": "application/json"},
+    )
+
+    status, queued = _send(request)
+
+    assert (status, queued["state"]) == (202, "queued")
+    seen: list[dict] = []
+
+    def finished() -> bool:
+        _, run = _get(queued["url"])
+        seen.append(run)
+        return run.get("state") in ("succeeded", "failed")
+
+    _wait_for(finished, what="the reference run", timeout_seconds=180)
+    run = seen[-1]
+    assert run["state"] == "succeeded", run["error"]
+    assert run["task_state"]["state"] == "SUCCESS"  # Redis keeps the task's states
+    progress = [
+        state["meta"]
+        for state in (seen_run.get("task_state") for seen_run in seen)
+        if state and state["state"] == "PROGRESS"
+    ]
+    assert progress and {"epoch", "step", "quality"} <= set(progress[-1]), "no PROGRESS state was seen while it ran"
+    assert run["progress"]["quality"] >= 98.0 and run["progress"]["epoch"] == run["outcome"]["epochs_to_accuracy"]
+    # The run enters the board as any submission does: queued for judging on the worker, then accepted.
+    assert run["outcome"]["submission"]["status"] == "pending"
+    submission_url = f"{base_url}/api/v1/submissions/{run['outcome']['submission']['submission_id']}/"
+    verdict = _wait_for_verdict(submission_url, staff_token)
+    assert verdict["status"] == "accepted"
+    _, board = _get(f"{base_url}/api/v1/leaderboards/digits/training-time/")
+    _, entry = _get(verdict["entry_url"])
+    assert entry["id"] in [row["entry_id"] for row in board["results"]]
 
 
 def _post_submission(base_url: str, token: str, *, entry: bytes, log: bytes, task: str = "cifar10") -> tuple[int, dict]:

@@ -311,13 +311,14 @@ def test_leaderboard_rejects_invalid_limit(anonymous_client, db, limit):
 # --- GET /api/v1/tasks/ -----------------------------------------------------------------------------------------
 
 
-def test_tasks_lists_the_three_tasks_with_their_thresholds(anonymous_client, db):
+def test_tasks_lists_the_four_tasks_with_their_thresholds(anonymous_client, db):
     tasks = anonymous_client.get("/api/v1/tasks/").json()
 
     current = {task["slug"]: next(version for version in task["versions"] if version["is_current"]) for task in tasks}
-    assert sorted(current) == ["cifar10", "imagenet", "squad"]
+    assert sorted(current) == ["cifar10", "digits", "imagenet", "squad"]
     assert {slug: (Decimal(v["threshold"]), v["log_column"], v["scale"]) for slug, v in current.items()} == {
         "cifar10": (Decimal("94.0"), "top1Accuracy", "percent"),
+        "digits": (Decimal("98.0"), "top1Accuracy", "percent"),
         "imagenet": (Decimal("93.0"), "top5Accuracy", "percent"),
         "squad": (Decimal("0.75"), "f1Score", "fraction"),
     }

@@ -1,0 +1,150 @@
+"""python manage.py run_reference TASK [--recipe NAME] [--data-dir DIR] [--device cpu|cuda] [--seed S] [--runs N]
+[--max-epochs E] [--echo-factor F --echo-stage example|batch] [--out DIR] [--submit] [--json]"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+from tqdm import tqdm
+
+from benchmarks.runner.config import Device, EchoStage, RunConfig
+from benchmarks.runner.job import default_out_dir, reference_runs, runs_summary
+from benchmarks.runner.loop import Progress
+from benchmarks.services import reference_run_submit, submission_summary
+from benchmarks.workloads.base import DatasetMissing
+from dawnboard.recipes import RECIPES, recipe_named
+from leaderboard.models import Entry
+
+
+class Command(BaseCommand):
+    help = "Train a reference recipe to its task's threshold, write a DAWNBench entry, and optionally submit it."
+
+    def add_arguments(self, parser):
+        parser.add_argument("task", choices=sorted({recipe.task_slug for recipe in RECIPES}))
+        parser.add_argument("--recipe", help="The task's first recipe when left out.")
+        parser.add_argument("--data-dir", type=Path, help="Where the task's dataset is (digits needs none).")
+        parser.add_argument("--device", choices=[device.value for device in Device], default=Device.CPU.value)
+        parser.add_argument("--seed", type=int, default=0)
+        parser.add_argument("--runs", type=int, default=1, help="Repeat with seeds S .. S+N-1 and summarise.")
+        parser.add_argument("--max-epochs", type=int, help="Stop here if the threshold is not reached before.")
+        parser.add_argument("--echo-factor", type=int, default=1, help="Data echoing: use each upstream item F times.")
+        parser.add_argument(
+            "--echo-stage", choices=[stage.value for stage in EchoStage], default=EchoStage.EXAMPLE.value
+        )
+        parser.add_argument("--embeddings", type=Path, help="squad/bidaf: GloVe vectors (text format) to start from.")
+        parser.add_argument("--out", type=Path, help="Default: runs/<task>-<recipe>-<utc time>/.")
+        parser.add_argument("--submit", action="store_true", help="Enter each run that reaches the threshold.")
+        parser.add_argument(
+            "--only-if-missing",
+            action="store_true",
+            help="Do nothing when the board already has an accepted entry of this task (what `make run` uses).",
+        )
+        parser.add_argument("--json", action="store_true", help="Print one JSON document and nothing else.")
+
+    def handle(self, *args, **options):
+        try:
+            recipe = recipe_named(options["task"], options["recipe"])
+        except KeyError:
+            raise CommandError(f"The task {options['task']} has no recipe {options['recipe']!r}.") from None
+        if options["only_if_missing"] and Entry.objects.accepted().filter(task__slug=recipe.task_slug).exists():
+            self.stdout.write(f"The board already has a {recipe.task_slug} entry; nothing was run.")
+            return
+        if options["runs"] < 1:
+            raise CommandError("--runs must be at least 1.")
+        try:
+            config = RunConfig(
+                task=recipe.task_slug,
+                recipe=recipe.name,
+                data_dir=options["data_dir"],
+                device=Device(options["device"]),
+                seed=options["seed"],
+                max_epochs=options["max_epochs"],
+                echo_factor=options["echo_factor"],
+                echo_stage=EchoStage(options["echo_stage"]),
+                overrides={"embeddings": str(options["embeddings"])} if options["embeddings"] else {},
+            )
+            out_dir = options["out"] or default_out_dir(config)
+            bars = None if options["json"] else ProgressBars()
+            reports = reference_runs(
+                config, options["runs"], out_dir, progress_for=bars.for_seed if bars else lambda seed: None
+            )
+        except (DatasetMissing, ValueError, RuntimeError) as error:
+            raise CommandError(str(error)) from None
+        finally:
+            if not options["json"] and bars is not None:
+                bars.close()
+        if reports and reports[0].written is None:
+            return  # a worker process under torchrun: the main process reports
+        runs = [report.as_dict() for report in reports]
+        for run, report in zip(runs, reports, strict=True):
+            if options["submit"] and report.submittable:
+                run["submission"] = submission_summary(reference_run_submit(written=report.written))
+        document = {"task": config.task, "recipe": config.recipe, "runs": runs, "summary": runs_summary(reports)}
+        if options["json"]:
+            self.stdout.write(json.dumps(document, indent=2))
+        else:
+            self._summarise(document)
+
+    def _summarise(self, document: dict) -> None:
+        for run in document["runs"]:
+            if run["reached"]:
+                line = (
+                    f"seed {run['seed']}: reached the threshold after {run['epochs_to_accuracy']} epochs, "
+                    f"{run['results']['time_to_accuracy_seconds']:.2f} s of training (as the board reads the log)."
+                )
+            else:
+                line = f"seed {run['seed']}: did not reach the threshold; not submittable."
+            self.stdout.write(line)
+            self.stdout.write(f"  wrote {run['paths']['entry']}, .tsv, .pt and {run['paths']['record']}")
+            submission = run.get("submission")
+            if submission:
+                self.stdout.write(f"  submitted: {submission['status']} (entry {submission['entry_id']})")
+        summary = document["summary"]
+        if summary["runs"] > 1:
+            times, epochs = summary["time_to_accuracy_seconds"], summary["epochs_to_accuracy"]
+            self.stdout.write(f"{summary['reached']} of {summary['runs']} runs reached the threshold.")
+            if times["median"] is not None:
+                self.stdout.write(
+                    f"time to accuracy: median {times['median']:.2f} s, "
+                    f"coefficient of variation {_percent(times['coefficient_of_variation'])}; "
+                    f"epochs: median {epochs['median']:g}, "
+                    f"coefficient of variation {_percent(epochs['coefficient_of_variation'])}"
+                )
+
+
+def _percent(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.1f} %"
+
+
+class ProgressBars:
+    """Two tqdm bars on stderr: epochs, and the steps of the current epoch with the latest quality."""
+
+    def __init__(self):
+        self.epochs: tqdm | None = None
+        self.steps: tqdm | None = None
+        self.seed = 0
+
+    def for_seed(self, seed: int):
+        self.close()
+        self.seed = seed
+        return self.update
+
+    def update(self, progress: Progress) -> None:
+        if self.epochs is None:
+            self.epochs = tqdm(total=progress.epochs, desc=f"seed {self.seed}", unit="epoch", position=0)
+            self.steps = tqdm(total=progress.steps_per_epoch, desc="steps", unit="step", position=1, leave=False)
+        if progress.evaluated:
+            self.epochs.set_postfix(quality=f"{progress.quality:g}", refresh=False)
+            self.epochs.update(1)
+            return
+        if progress.step < self.steps.n:  # a new epoch
+            self.steps.reset(total=progress.steps_per_epoch)
+        self.steps.update(progress.step - self.steps.n)  # tqdm redraws at most every 0.1 s
+
+    def close(self) -> None:
+        for bar in (self.steps, self.epochs):
+            if bar is not None:
+                bar.close()
+        self.epochs = self.steps = None

@@ -1,0 +1,57 @@
+"""Data parallelism under `torchrun`: one process per device (gloo on CPUs, NCCL on GPUs).
+
+torchrun sets RANK, LOCAL_RANK, WORLD_SIZE and the rendezvous address; without them the job runs alone.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+import torch
+import torch.distributed as dist
+
+
+@dataclass(frozen=True)
+class Processes:
+    rank: int = 0
+    local_rank: int = 0
+    world_size: int = 1
+    local_world_size: int = 1
+
+    @property
+    def is_distributed(self) -> bool:
+        return self.world_size > 1
+
+    @property
+    def is_main(self) -> bool:
+        return self.rank == 0
+
+
+def processes_from_environment() -> Processes:
+    world_size = int(os.environ.get("WORLD_SIZE", "1"))
+    return Processes(
+        rank=int(os.environ.get("RANK", "0")),
+        local_rank=int(os.environ.get("LOCAL_RANK", "0")),
+        world_size=world_size,
+        local_world_size=int(os.environ.get("LOCAL_WORLD_SIZE", str(world_size))),
+    )
+
+
+def process_group_start(processes: Processes, device_type: str) -> None:
+    if processes.is_distributed and not dist.is_initialized():
+        dist.init_process_group(backend="nccl" if device_type == "cuda" else "gloo")
+
+
+def process_group_stop() -> None:
+    if dist.is_initialized():
+        dist.destroy_process_group()
+
+
+def broadcast_float(value: float, processes: Processes, device: torch.device) -> float:
+    """Rank 0's value on every rank (so every process takes the same decision)."""
+    if not processes.is_distributed:
+        return value
+    tensor = torch.tensor([value], dtype=torch.float64, device=device)
+    dist.broadcast(tensor, src=0)
+    return float(tensor.item())

@@ -1,0 +1,18 @@
+"""Reads for reference runs."""
+
+from __future__ import annotations
+
+from celery import current_app
+from celery.result import AsyncResult
+
+from benchmarks.models import ReferenceRun
+
+
+def reference_run_task_state(run: ReferenceRun) -> dict | None:
+    """The Celery task's own state (PENDING, PROGRESS with epoch, step and quality, SUCCESS, FAILURE), where a
+    result backend keeps task states; None for a run that never went to a worker or without a backend."""
+    if not run.task_id or not current_app.conf.result_backend:
+        return None
+    result = AsyncResult(run.task_id, app=current_app)
+    info = result.info if isinstance(result.info, dict) else None
+    return {"state": result.state, "meta": info}

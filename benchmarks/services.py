@@ -1,0 +1,138 @@
+"""Writes for reference runs: submitting a finished run to the board, and queueing and running one for the API.
+
+A run enters the board through `leaderboard.services.submission_create`, the API's own path, with the
+source `reference` and its run record kept; nothing here stores an entry itself.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable
+from pathlib import Path
+
+from celery import current_app
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
+from benchmarks.models import ReferenceRun
+from benchmarks.runner.config import Device, EchoStage, RunConfig
+from benchmarks.runner.job import RunReport, reference_run
+from benchmarks.runner.loop import Progress
+from benchmarks.runner.record import WrittenRun
+from benchmarks.workloads.base import DatasetMissing
+from dawnboard.rules import Track
+from leaderboard.models import Submission
+from leaderboard.services import SubmissionOutcome, Upload, submission_create
+
+REFERENCE_RUN_TASK = "benchmarks.reference_run"  # queued by name; benchmarks/tasks.py defines it
+PROGRESS_INTERVAL_SECONDS = 1.0  # a progress write at most this often, and at every evaluation
+
+
+def reference_run_submit(*, written: WrittenRun) -> SubmissionOutcome:
+    """Enter a finished run's entry and log into the board, marked `reference`, its run record kept."""
+    return submission_create(
+        task_slug=written.record["task"],
+        track=Track.TRAIN,
+        entry=Upload(name=f"{written.name}.json", content=written.entry_bytes),
+        log=Upload(name=f"{written.name}.tsv", content=written.log_bytes),
+        source=Submission.Source.REFERENCE,
+        run_record=written.record,
+    )
+
+
+def reference_run_request(*, requested_by=None, **options) -> ReferenceRun:
+    """Store a requested run and queue it on the reference queue (in-process when there is no broker)."""
+    with transaction.atomic():
+        if settings.CELERY_TASK_ALWAYS_EAGER:
+            run = ReferenceRun.objects.create(requested_by=requested_by, **options)
+            transaction.on_commit(lambda: reference_run_execute(run_id=run.id))
+        else:
+            run = ReferenceRun.objects.create(requested_by=requested_by, task_id=str(uuid.uuid4()), **options)
+            transaction.on_commit(
+                lambda: current_app.send_task(
+                    REFERENCE_RUN_TASK, args=[run.id], queue=settings.CELERY_REFERENCE_QUEUE, task_id=run.task_id
+                )
+            )
+    return run
+
+
+def reference_run_execute(*, run_id: int, report: Callable[[dict], None] | None = None) -> str:
+    """Run a queued reference job, writing its progress and its outcome to its row. Returns the final state.
+
+    `report` also receives every progress write (the Celery task passes its state update).
+    """
+    run = ReferenceRun.objects.get(id=run_id)
+    if run.state != ReferenceRun.State.QUEUED:
+        return run.state  # delivered twice: the first delivery runs it
+    ReferenceRun.objects.filter(id=run_id).update(state=ReferenceRun.State.RUNNING, started_at=timezone.now())
+    config = RunConfig(
+        task=run.task_slug,
+        recipe=run.recipe,
+        data_dir=_data_dir(run.task_slug),
+        device=Device(run.device),
+        seed=run.seed,
+        max_epochs=run.max_epochs,
+        echo_factor=run.echo_factor,
+        echo_stage=EchoStage(run.echo_stage),
+    )
+    out_dir = Path(settings.REFERENCE_RUNS_DIR) / f"{run.task_slug}-{run.recipe}-run{run.id}"
+    try:
+        result = reference_run(config, out_dir, progress=_progress_writer(run_id, report))
+    except (DatasetMissing, RuntimeError, ValueError, KeyError) as error:
+        return _finish(run_id, ReferenceRun.State.FAILED, error=str(error))
+    outcome = _outcome_of(result, submit=run.submit)
+    return _finish(run_id, ReferenceRun.State.SUCCEEDED, outcome=outcome)
+
+
+def _data_dir(task_slug: str) -> Path | None:
+    directory = Path(settings.REFERENCE_DATA_DIR) / task_slug
+    return directory if directory.exists() else None
+
+
+def _progress_writer(run_id: int, report: Callable[[dict], None] | None) -> Callable[[Progress], None]:
+    last_write = 0.0
+
+    def write(progress: Progress) -> None:
+        nonlocal last_write
+        now = time.monotonic()
+        if not progress.evaluated and now - last_write < PROGRESS_INTERVAL_SECONDS:
+            return
+        last_write = now
+        state = {
+            "epoch": progress.epoch,
+            "epochs": progress.epochs,
+            "step": progress.step,
+            "steps_per_epoch": progress.steps_per_epoch,
+            "training_seconds": round(progress.training_seconds, 3),
+            "quality": progress.quality,
+        }
+        ReferenceRun.objects.filter(id=run_id).update(progress=state)
+        if report is not None:
+            report(state)
+
+    return write
+
+
+def _outcome_of(report: RunReport, *, submit: bool) -> dict:
+    outcome = report.as_dict()
+    outcome.pop("record", None)  # the files keep it; the submission keeps it too
+    if submit and report.submittable:
+        outcome["submission"] = submission_summary(reference_run_submit(written=report.written))
+    return outcome
+
+
+def submission_summary(outcome: SubmissionOutcome) -> dict:
+    """What a run's report says of its submission (pending, when a worker judges it)."""
+    return {
+        "status": outcome.status,
+        "submission_id": outcome.submission_id,
+        "entry_id": outcome.entry_id,
+        "errors": outcome.errors,
+    }
+
+
+def _finish(run_id: int, state: str, *, outcome: dict | None = None, error: str = "") -> str:
+    ReferenceRun.objects.filter(id=run_id).update(state=state, outcome=outcome, error=error, finished_at=timezone.now())
+    return state

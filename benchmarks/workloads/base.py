@@ -1,0 +1,107 @@
+"""What a reference recipe gives the training job: its data, model, optimizer, loss and evaluation.
+
+The job (`benchmarks.runner`) owns everything that is measured or that the board's rules decide:
+the clock, the epoch and step loop, the order examples are read in, data echoing, when to evaluate and
+when to stop, and the files written. A workload owns only what its recipe defines, so every recipe is
+timed by the same code.
+
+The data path of one epoch, in order (data echoing may repeat items between stages):
+
+    examples(order)   read (and decode) fresh examples, on the CPU: the "upstream" stage
+    collate(list)     stack a list of examples into one batch, on the CPU
+    prepare(batch)    move it to the device, augment it (fresh randomness per example), normalise it
+    loss(model, b)    the training loss of one prepared batch
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Mapping, Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+import torch
+from torch import nn
+
+Example = Any  # one training example as `examples` yields it
+Batch = Any  # what `collate` makes of a list of examples, and `prepare` of that
+
+
+class DatasetMissing(Exception):
+    """The data directory lacks what the recipe reads. The message names the files expected and where the
+    public dataset comes from; nothing is ever downloaded."""
+
+
+class Workload(ABC):
+    """One recipe of one task. Subclasses set the class attributes and implement the methods.
+
+    `config` is the recipe's hyperparameters (`defaults`, with any `overrides` a test or a flag gives);
+    the run record keeps it whole. Every workload has at least `batch_size` and `epochs` (the length
+    of its schedule; `--max-epochs` may stop a run earlier but never squeezes the schedule).
+    """
+
+    task: ClassVar[str]
+    recipe: ClassVar[str]
+    defaults: ClassVar[Mapping[str, Any]]
+    channels_last: ClassVar[bool] = False  # convert the model (and `prepare` its images) to channels_last
+
+    def __init__(self, data_dir: Path | None = None, overrides: Mapping[str, Any] | None = None):
+        unknown = sorted(set(overrides or {}) - set(self.defaults))
+        if unknown:
+            raise ValueError(f"{self.task}/{self.recipe} has no setting {', '.join(unknown)}.")
+        self.data_dir = Path(data_dir) if data_dir is not None else None
+        self.config: dict[str, Any] = {**self.defaults, **(overrides or {})}
+
+    @property
+    def batch_size(self) -> int:
+        return int(self.config["batch_size"])
+
+    @property
+    def epochs(self) -> int:
+        return int(self.config["epochs"])
+
+    @abstractmethod
+    def load(self) -> None:
+        """Read or index the data under `data_dir`. Raises DatasetMissing naming what is missing."""
+
+    @property
+    @abstractmethod
+    def train_size(self) -> int:
+        """How many training examples one epoch reads."""
+
+    @abstractmethod
+    def examples(self, order: Sequence[int]) -> Iterator[Example]:
+        """The training examples of these indices, in this order, read fresh (the upstream stage)."""
+
+    @abstractmethod
+    def collate(self, examples: list[Example]) -> Batch:
+        """One batch of these examples, on the CPU."""
+
+    @abstractmethod
+    def prepare(self, batch: Batch, device: torch.device, generator: torch.Generator) -> Batch:
+        """The batch on `device`, augmented with `generator` (which lives on `device`) and normalised."""
+
+    @abstractmethod
+    def build_model(self) -> nn.Module:
+        """A freshly initialised model, on the CPU (seeded by the job before the call)."""
+
+    @abstractmethod
+    def build_optimizer(
+        self, model: nn.Module, steps_per_epoch: int
+    ) -> tuple[torch.optim.Optimizer, torch.optim.lr_scheduler.LRScheduler | None]:
+        """The optimizer and a scheduler stepped once per training step, over `epochs` epochs."""
+
+    @abstractmethod
+    def loss(self, model: nn.Module, batch: Batch) -> torch.Tensor:
+        """The training loss of one prepared batch (the job runs backward and the optimizer)."""
+
+    def data_summary(self) -> dict[str, Any]:
+        """Facts about the data as loaded (examples left out, sizes found), kept in the run record."""
+        return {"train_size": self.train_size}
+
+    @abstractmethod
+    def evaluate(self, model: nn.Module, device: torch.device) -> float:
+        """Quality on the task's evaluation set, in the task's scale (accuracy in percent, F1 as a fraction).
+
+        Called in eval mode under `torch.no_grad()`; the job's clock is paused meanwhile.
+        """

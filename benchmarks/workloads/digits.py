@@ -1,0 +1,121 @@
+"""The bundled task: scikit-learn's 8x8 handwritten digits (1,797 images of 10 classes, a copy of the UCI
+"Optical Recognition of Handwritten Digits" test set), which ship inside scikit-learn, so the job needs
+no download and runs anywhere.
+
+The train/test split is fixed (stratified, 25 % test, `random_state=0`) and never depends on the run's
+seed, so every run is judged on the same 450 test images; the seed moves only the initialisation, the
+order of examples and the augmentation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from sklearn.datasets import load_digits
+from sklearn.model_selection import train_test_split
+from torch import nn
+
+from benchmarks.networks.digits_cnn import DigitsCNN
+from benchmarks.workloads.base import Workload
+from benchmarks.workloads.common import piecewise_linear, top_k_correct
+
+TEST_FRACTION = 0.25
+SPLIT_SEED = 0
+PIXEL_MAX = 16.0  # the digits' pixels are counts 0..16
+
+
+def digits_split() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(train images, train labels, test images, test labels): images float32 N x 1 x 8 x 8 in [0, 1]."""
+    digits = load_digits()
+    images = (digits.images / PIXEL_MAX).astype(np.float32)[:, None, :, :]
+    train_x, test_x, train_y, test_y = train_test_split(
+        images, digits.target, test_size=TEST_FRACTION, stratify=digits.target, random_state=SPLIT_SEED
+    )
+    return train_x, train_y.astype(np.int64), test_x, test_y.astype(np.int64)
+
+
+class DigitsCNNWorkload(Workload):
+    task = "digits"
+    recipe = "cnn"
+    channels_last = False  # 8x8 images: the layout makes no difference at this size
+    defaults = {
+        "batch_size": 64,
+        "epochs": 30,
+        "width": 32,
+        "lr_peak": 0.05,
+        "warmup_epochs": 3,
+        "momentum": 0.9,
+        "weight_decay": 5e-4,
+        "label_smoothing": 0.1,
+        "max_shift": 1,  # pixels an image may move in each direction
+        "eval_batch_size": 512,
+    }
+
+    def load(self) -> None:
+        train_x, train_y, test_x, test_y = digits_split()
+        self.train_images, self.train_labels = torch.from_numpy(train_x), torch.from_numpy(train_y)
+        self.test_images, self.test_labels = torch.from_numpy(test_x), torch.from_numpy(test_y)
+
+    @property
+    def train_size(self) -> int:
+        return len(self.train_labels)
+
+    def examples(self, order: Sequence[int]) -> Iterator[int]:
+        """The images are in memory: an example is its index, and reading it is the gather in `collate`."""
+        return iter(order)
+
+    def collate(self, examples: list[int]):
+        indices = torch.tensor(examples)
+        return self.train_images[indices], self.train_labels[indices]
+
+    def prepare(self, batch, device, generator):
+        images, labels = (tensor.to(device, non_blocking=True) for tensor in batch)
+        return random_shift(images, self.config["max_shift"], generator), labels
+
+    def build_model(self) -> nn.Module:
+        return DigitsCNN(width=self.config["width"])
+
+    def build_optimizer(self, model, steps_per_epoch):
+        config = self.config
+        optimizer = torch.optim.SGD(
+            model.parameters(),
+            lr=1.0,  # the scheduler's factor is the learning rate itself
+            momentum=config["momentum"],
+            nesterov=True,
+            weight_decay=config["weight_decay"],
+        )
+        knots = (0, config["warmup_epochs"] * steps_per_epoch, self.epochs * steps_per_epoch)
+        values = (config["lr_peak"] / 10, config["lr_peak"], 0.0)
+        schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: piecewise_linear(step, knots, values))
+        return optimizer, schedule
+
+    def loss(self, model, batch):
+        images, labels = batch
+        return F.cross_entropy(model(images), labels, label_smoothing=self.config["label_smoothing"])
+
+    def evaluate(self, model, device) -> float:
+        correct = 0
+        size = self.config["eval_batch_size"]
+        for start in range(0, len(self.test_labels), size):
+            images = self.test_images[start : start + size].to(device)
+            labels = self.test_labels[start : start + size].to(device)
+            correct += top_k_correct(model(images), labels, k=1)
+        return 100.0 * correct / len(self.test_labels)
+
+
+def random_shift(images: torch.Tensor, max_shift: int, generator: torch.Generator) -> torch.Tensor:
+    """Each image moved by up to `max_shift` pixels in each direction, the border filled with zeros."""
+    if max_shift == 0:
+        return images
+    n, _, height, width = images.shape
+    padded = F.pad(images, (max_shift,) * 4)
+    dy = torch.randint(0, 2 * max_shift + 1, (n,), device=images.device, generator=generator)
+    dx = torch.randint(0, 2 * max_shift + 1, (n,), device=images.device, generator=generator)
+    rows = (dy[:, None] + torch.arange(height, device=images.device))[:, None, :, None]
+    cols = (dx[:, None] + torch.arange(width, device=images.device))[:, None, None, :]
+    batch = torch.arange(n, device=images.device)[:, None, None, None]
+    channel = torch.arange(images.shape[1], device=images.device)[None, :, None, None]
+    return padded[batch, channel, rows, cols]

@@ -1,0 +1,72 @@
+"""`run_reference` end to end: the job, its files, `--json`, `--runs`, and `--submit` through the API's ingest."""
+
+from __future__ import annotations
+
+import json
+from io import StringIO
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from leaderboard.models import Entry, Submission
+
+
+def run_reference(*args: str) -> str:
+    out = StringIO()
+    call_command("run_reference", *args, stdout=out, stderr=StringIO())
+    return out.getvalue()
+
+
+@pytest.mark.django_db
+def test_digits_submit_enters_a_reference_entry_with_its_curve_and_run_record(tmp_path, client):
+    document = json.loads(run_reference("digits", "--submit", "--json", "--out", str(tmp_path)))
+
+    (run,) = document["runs"]
+    assert run["reached"] and run["submission"]["status"] == "accepted"
+    entry = Entry.objects.get(id=run["submission"]["entry_id"])
+    assert entry.submission.source == Submission.Source.REFERENCE
+    assert entry.submission.run_record["seed"] == 0
+    assert entry.submission.run_record["curve"][-1]["quality"] == pytest.approx(entry.accuracy)
+    assert entry.curve.count() == len(run["record"]["curve"])
+    assert entry.time_to_accuracy_seconds == pytest.approx(run["results"]["time_to_accuracy_seconds"])
+    page = client.get(f"/entries/{entry.id}/").content.decode()
+    assert "A reference run: <code>python manage.py run_reference digits --recipe cnn --seed 0" in page
+    board = client.get("/api/v1/leaderboards/digits/training-time/").json()
+    assert [row["entry_id"] for row in board["results"]] == [entry.id]
+
+    assert "nothing was run" in run_reference("digits", "--submit", "--only-if-missing")
+    assert Entry.objects.count() == 1
+
+
+@pytest.mark.django_db
+def test_several_runs_print_the_median_and_coefficient_of_variation(tmp_path):
+    document = json.loads(run_reference("digits", "--runs", "2", "--max-epochs", "1", "--json", "--out", str(tmp_path)))
+
+    assert [run["seed"] for run in document["runs"]] == [0, 1]
+    assert (tmp_path / "seed1" / "run.json").is_file()
+    summary = document["summary"]
+    assert summary["runs"] == 2
+    assert set(summary["time_to_accuracy_seconds"]) == {"median", "coefficient_of_variation", "min", "max"}
+    assert Entry.objects.count() == 0  # not asked to submit
+
+
+@pytest.mark.django_db
+def test_a_run_short_of_the_threshold_is_reported_and_nothing_is_submitted(tmp_path):
+    out = run_reference("digits", "--max-epochs", "1", "--submit", "--out", str(tmp_path))
+
+    assert "did not reach the threshold; not submittable" in out
+    assert Entry.objects.count() == 0 and Submission.objects.count() == 0
+
+
+def test_a_missing_dataset_names_the_files_and_where_they_come_from(tmp_path):
+    with pytest.raises(CommandError) as raised:
+        run_reference("cifar10", "--data-dir", str(tmp_path / "nowhere"), "--out", str(tmp_path / "out"))
+
+    message = str(raised.value)
+    assert "data_batch_1" in message and "test_batch" in message
+    assert "cs.toronto.edu" in message
+
+
+def test_an_unknown_recipe_is_refused():
+    with pytest.raises(CommandError, match="no recipe 'resnet1000'"):
+        run_reference("cifar10", "--recipe", "resnet1000")

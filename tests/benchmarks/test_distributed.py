@@ -1,0 +1,34 @@
+"""Data parallelism through torchrun: two CPU processes (gloo) train digits as one job."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_two_processes_share_each_epoch_and_only_the_first_writes_and_reports(tmp_path):
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "config.settings.test", "PYTHONPATH": str(ROOT)}
+    command = [
+        sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2",
+        str(ROOT / "manage.py"), "run_reference", "digits", "--max-epochs", "2", "--json", "--out", str(tmp_path),
+    ]  # fmt: skip
+
+    finished = subprocess.run(command, env=env, cwd=ROOT, capture_output=True, text=True, timeout=300)
+
+    assert finished.returncode == 0, finished.stderr[-3000:]
+    document = json.loads(finished.stdout)  # one document: the second process printed nothing
+    (run,) = document["runs"]
+    record = run["record"]
+    assert record["processes"]["world_size"] == 2
+    assert record["machine"]["threads"] == max(1, (os.cpu_count() or 2) // 2)
+    # Each process read half of every epoch (673 of the 1,347 examples): together all but one, once per epoch.
+    assert record["fresh_examples"] == len(record["curve"]) * 1346
+    assert record["steps_per_epoch"] == 673 // 64
+    assert sorted(path.name for path in tmp_path.iterdir()) == [
+        "digits_cnn_seed0.json", "digits_cnn_seed0.pt", "digits_cnn_seed0.tsv", "run.json",
+    ]  # fmt: skip
