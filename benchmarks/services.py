@@ -6,6 +6,7 @@ source `reference` and its run record kept; nothing here stores an entry itself.
 
 from __future__ import annotations
 
+import logging
 import time
 import uuid
 from collections.abc import Callable
@@ -26,6 +27,8 @@ from dawnboard.rules import Track
 from leaderboard.models import Submission
 from leaderboard.services import SubmissionOutcome, Upload, submission_create
 
+logger = logging.getLogger(__name__)
+
 REFERENCE_RUN_TASK = "benchmarks.reference_run"  # queued by name; benchmarks/tasks.py defines it
 PROGRESS_INTERVAL_SECONDS = 1.0  # a progress write at most this often, and at every evaluation
 
@@ -42,8 +45,20 @@ def reference_run_submit(*, written: WrittenRun) -> SubmissionOutcome:
     )
 
 
+class NoReferenceWorker(Exception):
+    """No broker is configured and runs may not train inside the request (REFERENCE_RUNS_IN_REQUEST)."""
+
+
 def reference_run_request(*, requested_by=None, **options) -> ReferenceRun:
-    """Store a requested run and queue it on the reference queue (in-process when there is no broker)."""
+    """Store a requested run and queue it on the reference queue.
+
+    Without a broker it runs in this process, after the request's transaction, where REFERENCE_RUNS_IN_REQUEST
+    allows it (the local site and the tests); otherwise NoReferenceWorker is raised and nothing is stored.
+    """
+    if settings.CELERY_TASK_ALWAYS_EAGER and not settings.REFERENCE_RUNS_IN_REQUEST:
+        raise NoReferenceWorker(
+            "No worker takes reference runs here (no CELERY_BROKER_URL): run `python manage.py run_reference`."
+        )
     with transaction.atomic():
         if settings.CELERY_TASK_ALWAYS_EAGER:
             run = ReferenceRun.objects.create(requested_by=requested_by, **options)
@@ -63,11 +78,26 @@ def reference_run_execute(*, run_id: int, report: Callable[[dict], None] | None 
 
     `report` also receives every progress write (the Celery task passes its state update).
     """
+    claimed = ReferenceRun.objects.filter(id=run_id, state=ReferenceRun.State.QUEUED).update(
+        state=ReferenceRun.State.RUNNING, started_at=timezone.now()
+    )
     run = ReferenceRun.objects.get(id=run_id)
-    if run.state != ReferenceRun.State.QUEUED:
-        return run.state  # delivered twice: the first delivery runs it
-    ReferenceRun.objects.filter(id=run_id).update(state=ReferenceRun.State.RUNNING, started_at=timezone.now())
-    config = RunConfig(
+    if not claimed:
+        return run.state  # delivered twice: the delivery that claimed it runs it
+    out_dir = Path(settings.REFERENCE_RUNS_DIR) / run_folder(run)
+    try:
+        result = reference_run(reference_run_config(run), out_dir, progress=_progress_writer(run_id, report))
+        outcome = _outcome_of(result, submit=run.submit)
+    except DatasetMissing as error:
+        return _finish(run_id, ReferenceRun.State.FAILED, error=str(error))
+    except Exception as error:  # a run never stays "running": its row says how it ended (a time limit included)
+        logger.exception("Reference run %s failed", run_id)
+        return _finish(run_id, ReferenceRun.State.FAILED, error=f"{type(error).__name__}: {error}")
+    return _finish(run_id, ReferenceRun.State.SUCCEEDED, outcome=outcome)
+
+
+def reference_run_config(run: ReferenceRun) -> RunConfig:
+    return RunConfig(
         task=run.task_slug,
         recipe=run.recipe,
         data_dir=_data_dir(run.task_slug),
@@ -77,13 +107,11 @@ def reference_run_execute(*, run_id: int, report: Callable[[dict], None] | None 
         echo_factor=run.echo_factor,
         echo_stage=EchoStage(run.echo_stage),
     )
-    out_dir = Path(settings.REFERENCE_RUNS_DIR) / f"{run.task_slug}-{run.recipe}-run{run.id}"
-    try:
-        result = reference_run(config, out_dir, progress=_progress_writer(run_id, report))
-    except (DatasetMissing, RuntimeError, ValueError, KeyError) as error:
-        return _finish(run_id, ReferenceRun.State.FAILED, error=str(error))
-    outcome = _outcome_of(result, submit=run.submit)
-    return _finish(run_id, ReferenceRun.State.SUCCEEDED, outcome=outcome)
+
+
+def run_folder(run: ReferenceRun) -> str:
+    """The run's folder under REFERENCE_RUNS_DIR (the API shows file names relative to it, never server paths)."""
+    return f"{run.task_slug}-{run.recipe}-run{run.id}"
 
 
 def _data_dir(task_slug: str) -> Path | None:
@@ -118,6 +146,7 @@ def _progress_writer(run_id: int, report: Callable[[dict], None] | None) -> Call
 def _outcome_of(report: RunReport, *, submit: bool) -> dict:
     outcome = report.as_dict()
     outcome.pop("record", None)  # the files keep it; the submission keeps it too
+    outcome["files"] = {role: Path(path).name for role, path in outcome.pop("paths").items()}
     if submit and report.submittable:
         outcome["submission"] = submission_summary(reference_run_submit(written=report.written))
     return outcome

@@ -6,14 +6,19 @@ from rest_framework import serializers
 from benchmarks.models import ReferenceRun
 from benchmarks.runner.config import Device, EchoStage
 from benchmarks.selectors import reference_run_task_state
+from benchmarks.services import reference_run_config
 from dawnboard.recipes import RECIPES, recipe_named
+
+MAX_STORED_INTEGER = 2**31 - 1  # the largest positive integer every database stores in its integer column
 
 
 class ReferenceRunRequestSerializer(serializers.Serializer):
     task = serializers.ChoiceField(choices=sorted({recipe.task_slug for recipe in RECIPES}))
     recipe = serializers.CharField(required=False, help_text="The task's first recipe when left out.")
-    seed = serializers.IntegerField(min_value=0, default=0)
-    max_epochs = serializers.IntegerField(min_value=1, required=False, allow_null=True, default=None)
+    seed = serializers.IntegerField(min_value=0, max_value=MAX_STORED_INTEGER, default=0)
+    max_epochs = serializers.IntegerField(
+        min_value=1, max_value=MAX_STORED_INTEGER, required=False, allow_null=True, default=None
+    )
     device = serializers.ChoiceField(choices=[device.value for device in Device], default=Device.CPU.value)
     echo_factor = serializers.IntegerField(min_value=1, max_value=64, default=1)
     echo_stage = serializers.ChoiceField(choices=[stage.value for stage in EchoStage], default=EchoStage.EXAMPLE.value)
@@ -78,4 +83,4 @@ class ReferenceRunSerializer(serializers.ModelSerializer):
         return reference_run_task_state(run)
 
     def get_command(self, run: ReferenceRun) -> str:
-        return recipe_named(run.task_slug, run.recipe).command + f" --seed {run.seed}"
+        return reference_run_config(run).command

@@ -10,7 +10,8 @@ from rest_framework.views import APIView
 
 from benchmarks.api.serializers import ReferenceRunRequestSerializer, ReferenceRunSerializer
 from benchmarks.models import ReferenceRun
-from benchmarks.services import reference_run_request
+from benchmarks.services import NoReferenceWorker, reference_run_request
+from leaderboard.api.errors import rejected_response
 
 
 class ReferenceRunCreateView(APIView):
@@ -22,7 +23,13 @@ class ReferenceRunCreateView(APIView):
     def post(self, request):
         asked = ReferenceRunRequestSerializer(data=request.data)
         asked.is_valid(raise_exception=True)
-        run = reference_run_request(requested_by=request.user, **asked.as_options())
+        try:
+            run = reference_run_request(requested_by=request.user, **asked.as_options())
+        except NoReferenceWorker as refused:
+            return rejected_response(
+                [{"code": "no_reference_worker", "message": str(refused)}],
+                http_status=status.HTTP_503_SERVICE_UNAVAILABLE,
+            )
         run.refresh_from_db()  # without a broker it has run already
         return Response(ReferenceRunSerializer(run, context={"request": request}).data, status=status.HTTP_202_ACCEPTED)
 

@@ -49,6 +49,25 @@ class RunConfig:
         if self.shuffle_buffer < 1:
             raise ValueError("The shuffle buffer must hold at least one item.")
 
+    @property
+    def command(self) -> str:
+        """The `run_reference` command line of this run (data and output folders left out: they are local)."""
+        words = ["python", "manage.py", "run_reference", self.task, "--recipe", self.recipe, "--seed", str(self.seed)]
+        words += ["--device", str(self.device)]
+        if self.max_epochs is not None:
+            words += ["--max-epochs", str(self.max_epochs)]
+        if self.echo_factor != 1:
+            words += ["--echo-factor", str(self.echo_factor), "--echo-stage", str(self.echo_stage)]
+        if self.overrides.get("embeddings"):
+            words += ["--embeddings", str(self.overrides["embeddings"])]
+        return " ".join(words)
+
+    @property
+    def runs_the_recipe_as_published(self) -> bool:
+        """Whether a run of this configuration reproduces the recipe's seed entries: no data echoing, and no
+        setting changed other than the word vectors a reader starts from."""
+        return self.echo_factor == 1 and set(self.overrides) <= {"embeddings"}
+
     def with_seed(self, seed: int) -> RunConfig:
         return RunConfig(**{**self.__dict__, "seed": seed})
 

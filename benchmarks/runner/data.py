@@ -94,19 +94,20 @@ def epoch_batches(
     workload: Workload,
     order: list[int],
     *,
+    batch_size: int,
     echo_factor: int,
     echo_stage: EchoStage,
     buffer_size: int,
     rng: random.Random,
     fresh: FreshCount,
 ) -> Iterator[Batch]:
-    """The collated batches of one epoch, on the CPU, echoed as asked."""
+    """The collated batches of one epoch (of `batch_size`: this process's share), on the CPU, echoed as asked."""
     examples = counted(workload.examples(order), fresh)
     if echo_stage is EchoStage.EXAMPLE:
         examples = echoed(examples, factor=echo_factor, buffer_size=buffer_size, rng=rng)
-    batches = (workload.collate(group) for group in batched(examples, workload.batch_size))
+    batches = (workload.collate(group) for group in batched(examples, batch_size))
     if echo_stage is EchoStage.BATCH:
-        batches = echoed(batches, factor=echo_factor, buffer_size=max(1, buffer_size // workload.batch_size), rng=rng)
+        batches = echoed(batches, factor=echo_factor, buffer_size=max(1, buffer_size // batch_size), rng=rng)
     return batches
 
 

@@ -5,6 +5,7 @@ torchrun sets RANK, LOCAL_RANK, WORLD_SIZE and the rendezvous address; without t
 
 from __future__ import annotations
 
+import datetime
 import os
 from dataclasses import dataclass
 
@@ -38,9 +39,14 @@ def processes_from_environment() -> Processes:
     )
 
 
+# The first process evaluates while the others wait at the broadcast of its result: an ImageNet evaluation
+# on one process can outlast the default ten-minute collective timeout.
+COLLECTIVE_TIMEOUT = datetime.timedelta(hours=6)
+
+
 def process_group_start(processes: Processes, device_type: str) -> None:
     if processes.is_distributed and not dist.is_initialized():
-        dist.init_process_group(backend="nccl" if device_type == "cuda" else "gloo")
+        dist.init_process_group(backend="nccl" if device_type == "cuda" else "gloo", timeout=COLLECTIVE_TIMEOUT)
 
 
 def process_group_stop() -> None:

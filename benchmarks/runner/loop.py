@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import os
 import random
 import time
 from collections.abc import Callable
@@ -131,10 +132,11 @@ def train_reference(
         torch.cuda.set_device(device)
         torch.backends.cudnn.benchmark = True
     elif processes.local_world_size > 1:  # processes sharing the CPU split its cores instead of fighting over them
-        torch.set_num_threads(max(1, torch.get_num_threads() // processes.local_world_size))
+        torch.set_num_threads(max(1, (os.cpu_count() or 1) // processes.local_world_size))
 
     if workload is None:
         workload = workload_class(config.task, config.recipe)(config.data_dir, config.overrides)
+    batch_size = process_batch_size(workload.batch_size, processes)
     threshold = float(current_rules(config.task).threshold)
     torch.manual_seed(config.seed)
     augmentation = torch.Generator(device=device).manual_seed(config.seed * 1_000 + processes.rank)
@@ -148,13 +150,11 @@ def train_reference(
     trained = _data_parallel(model, processes, device)
     shard_size = workload.train_size // shard.count
     per_epoch = steps_per_epoch(
-        shard_size, batch_size=workload.batch_size, echo_factor=config.echo_factor, echo_stage=config.echo_stage
+        shard_size, batch_size=batch_size, echo_factor=config.echo_factor, echo_stage=config.echo_stage
     )
     # The schedule counts training steps, echoed or not: echoing F times runs the recipe's steps on 1/F of
     # the fresh data (Choi et al.), so its schedule ends after epochs / F passes over the data.
-    plain_per_epoch = steps_per_epoch(
-        shard_size, batch_size=workload.batch_size, echo_factor=1, echo_stage=config.echo_stage
-    )
+    plain_per_epoch = steps_per_epoch(shard_size, batch_size=batch_size, echo_factor=1, echo_stage=config.echo_stage)
     optimizer, schedule = workload.build_optimizer(trained, plain_per_epoch)
     autocast = _autocast(device)
     epochs = config.max_epochs or math.ceil(workload.epochs / config.echo_factor)
@@ -170,6 +170,7 @@ def train_reference(
         batches = epoch_batches(
             workload,
             order,
+            batch_size=batch_size,
             echo_factor=config.echo_factor,
             echo_stage=config.echo_stage,
             buffer_size=config.shuffle_buffer,
@@ -191,7 +192,7 @@ def train_reference(
                 progress(Progress(epoch, epochs, step, per_epoch, clock.seconds, quality))
         total_steps += step
         training_seconds = clock.pause()
-        evaluation = _evaluate(workload, model, device, autocast, processes)
+        evaluation = _evaluate(workload, model, device, processes)
         clock.resume()
         quality = evaluation.quality
         evaluations.append(
@@ -223,6 +224,16 @@ def train_reference(
     )
 
 
+def process_batch_size(batch_size: int, processes: Processes) -> int:
+    """Each process's share of the recipe's batch: under data parallelism the recipe's batch stays the global
+    one, so its learning rate and schedule hold as written (gradients are averaged over the processes)."""
+    if batch_size % processes.world_size:
+        raise ValueError(
+            f"The recipe's batch of {batch_size} does not split evenly over {processes.world_size} processes."
+        )
+    return batch_size // processes.world_size
+
+
 def _model_on(workload: Workload, device: torch.device) -> nn.Module:
     model = workload.build_model()
     if workload.channels_last:
@@ -251,13 +262,13 @@ class _Evaluated:
     seconds: float
 
 
-def _evaluate(workload: Workload, model: nn.Module, device, autocast, processes: Processes) -> _Evaluated:
+def _evaluate(workload: Workload, model: nn.Module, device, processes: Processes) -> _Evaluated:
     """Quality after an epoch, measured by rank 0 and shared, so every process stops at the same epoch."""
     started = time.perf_counter()
     quality = 0.0
     if processes.is_main:
         model.eval()
-        with torch.no_grad(), autocast:
+        with torch.no_grad():  # in fp32 even on CUDA: the figure judged against the threshold is not rounded
             quality = float(workload.evaluate(model, device))
         model.train()
     quality = broadcast_float(quality, processes, device)

@@ -60,14 +60,14 @@ def cpu_model() -> str:
     return platform.processor() or platform.machine()
 
 
-def machine_facts(device_type: str) -> dict[str, Any]:
-    """The hardware a run used, as the run record keeps it."""
+def machine_facts(device_type: str, world_size: int = 1) -> dict[str, Any]:
+    """The hardware a run used, as the run record keeps it: the GPUs it trained on, not all the host has."""
     on_cuda = device_type == Device.CUDA and torch.cuda.is_available()
     return {
         "cpu_model": cpu_model(),
         "cpu_count": os.cpu_count(),
-        "gpu_model": torch.cuda.get_device_name(0) if on_cuda else None,
-        "gpu_count": torch.cuda.device_count() if on_cuda else 0,
+        "gpu_model": torch.cuda.get_device_name(torch.cuda.current_device()) if on_cuda else None,
+        "gpu_count": world_size if on_cuda else 0,
         "threads": torch.get_num_threads(),
         "platform": platform.platform(),
     }
@@ -127,7 +127,7 @@ def entry_document(result: RunResult, facts: dict[str, Any], *, author: str, aut
         "commitHash": git_commit() or "",
         "misc": {
             "reference recipe": f"{recipe.task_slug}/{recipe.name}",
-            "command": _command_text(result),
+            "command": result.config.command,
             "seed": result.config.seed,
             "echo factor": result.config.echo_factor,
         },
@@ -141,10 +141,11 @@ def log_rows(result: RunResult) -> list[tuple[int, float, float]]:
 
 def run_record(result: RunResult, facts: dict[str, Any], *, started_at: datetime) -> dict[str, Any]:
     recipe = recipe_named(result.config.task, result.config.recipe)
+    reproduces = result.config.runs_the_recipe_as_published
     return {
         "task": result.config.task,
         "recipe": result.config.recipe,
-        "command": _command_text(result),
+        "command": result.config.command,
         "config": result.config.as_dict(),
         "recipe_config": _plain(result.recipe_config),
         "data": _plain(result.data_summary),
@@ -161,8 +162,9 @@ def run_record(result: RunResult, facts: dict[str, Any], *, started_at: datetime
         "machine": {**facts, "threads": result.threads},
         "versions": library_versions(),
         "git_commit": git_commit(),
-        "reproduces": recipe.reproduces[0] if recipe.reproduces else None,
-        "reproduces_any_of": list(recipe.reproduces),
+        # Only a run of the recipe as published reproduces its seed entries (and is linked to one on the board).
+        "reproduces": recipe.reproduces[0] if recipe.reproduces and reproduces else None,
+        "reproduces_any_of": list(recipe.reproduces) if reproduces else [],
         "curve": [dataclasses.asdict(point) for point in result.evaluations],
         "started_at": started_at.isoformat(),
         "finished_at": datetime.now(UTC).isoformat(),
@@ -179,7 +181,7 @@ def run_write(
 ) -> WrittenRun:
     """Write the entry, the log, the weights and run.json into `directory` (created if need be)."""
     directory.mkdir(parents=True, exist_ok=True)
-    facts = machine_facts(result.config.device)
+    facts = machine_facts(result.config.device, result.processes.world_size)
     name = run_name(result)
     entry_bytes = write_entry(entry_document(result, facts, author=author, author_email=author_email))
     log_bytes = write_training_log(log_rows(result), metric_column=current_rules(result.config.task).log_column)
@@ -194,17 +196,6 @@ def run_write(
     )
     Path(paths["record"]).write_text(json.dumps({**record, "files": paths}, indent=2) + "\n")
     return written
-
-
-def _command_text(result: RunResult) -> str:
-    config = result.config
-    words = ["python", "manage.py", "run_reference", config.task, "--recipe", config.recipe, "--seed", str(config.seed)]
-    words += ["--device", str(config.device)]
-    if config.max_epochs is not None:
-        words += ["--max-epochs", str(config.max_epochs)]
-    if config.echo_factor != 1:
-        words += ["--echo-factor", str(config.echo_factor), "--echo-stage", str(config.echo_stage)]
-    return " ".join(words)
 
 
 def _plain(value: Any) -> Any:

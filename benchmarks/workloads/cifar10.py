@@ -242,7 +242,8 @@ class ResNet9Cifar10(Cifar10Workload):
     - Batch 512, 24 epochs; SGD, Nesterov momentum 0.9; learning rate piecewise linear per step, 0 at epoch 0
       to `lr_peak` 0.4 at epoch 5 to 0 at epoch 24; weight decay 5e-4.
     - Page's code sums the loss over the batch and gives the optimizer lr / batch_size and
-      weight_decay * batch_size (a learning rate per example); so does this recipe, so `loss` is a sum.
+      weight_decay * batch_size (a learning rate per example); so does this recipe, so `loss` is a sum (the
+      mean times the batch, which stays right when data parallelism splits the batch over processes).
       The update is the one of a mean loss with lr 0.4 and weight decay 5e-4: SGD's momentum buffer and
       step are linear in the gradient and the decay term, so scaling both by batch_size and the learning
       rate by 1 / batch_size cancels out.
@@ -295,7 +296,10 @@ class ResNet9Cifar10(Cifar10Workload):
     def loss(self, model: nn.Module, batch: Cifar10Batch) -> torch.Tensor:
         images, labels = batch
         logits = model(images)
-        return F.cross_entropy(logits, labels, label_smoothing=float(self.config["label_smoothing"]), reduction="sum")
+        # The mean times the recipe's (global) batch: Page's summed loss on one process, and still his update
+        # under data parallelism, where each process has a share of the batch and gradients are averaged.
+        mean = F.cross_entropy(logits, labels, label_smoothing=float(self.config["label_smoothing"]))
+        return mean * self.batch_size
 
 
 class ResNet164Cifar10(Cifar10Workload):

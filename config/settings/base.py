@@ -147,3 +147,6 @@ LOGGING = {
 # batches, ImageNet folders, SQuAD JSON; digits needs none) and write their files under REFERENCE_RUNS_DIR.
 REFERENCE_DATA_DIR = env("REFERENCE_DATA_DIR", default=str(BASE_DIR / "data"))
 REFERENCE_RUNS_DIR = env("REFERENCE_RUNS_DIR", default=str(BASE_DIR / "runs"))
+# With no broker, may `POST /api/v1/reference-runs/` train in the request itself? Yes on the local site (a
+# digits run takes seconds); production says no: a run of hours must go to a worker.
+REFERENCE_RUNS_IN_REQUEST = env.bool("REFERENCE_RUNS_IN_REQUEST", default=True)

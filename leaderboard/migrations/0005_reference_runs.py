@@ -1,5 +1,6 @@
 """Reference runs: a submission keeps its run record, an entry may reproduce a seed entry; and the tasks are
-brought in line with `dawnboard.rules`, which adds the bundled digits task to a database made before it.
+brought in line with `dawnboard.rules` (every task and version written as the rules say), which adds the
+bundled digits task to a database made before it.
 
 Written against the models as they stand at this migration (`apps.get_model`).
 """
@@ -57,7 +58,6 @@ class Migration(migrations.Migration):
             name='source',
             field=models.CharField(choices=[('api', 'Api'), ('command', 'submit command'), ('import', 'DAWNBench import'), ('reference', 'reference run')], max_length=10),
         ),
-        # Tasks present before stay as they were; the reverse leaves a task added here in place (entries may
-        # point at it).
+        # The reverse leaves the tasks in place: entries may point at a task added here.
         migrations.RunPython(sync_tasks, migrations.RunPython.noop),
     ]

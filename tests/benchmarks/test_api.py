@@ -39,7 +39,8 @@ def test_staff_start_a_run_and_anyone_reads_its_state(
     assert run["progress"]["step"] == run["progress"]["steps_per_epoch"] == 21
     assert run["outcome"]["reached"] is False  # one epoch is short of 98 %
     assert "submission" not in run["outcome"]
-    assert run["command"] == "python manage.py run_reference digits --recipe cnn --seed 3"
+    assert run["outcome"]["files"]["record"] == "run.json" and "paths" not in run["outcome"]  # no server paths
+    assert run["command"] == "python manage.py run_reference digits --recipe cnn --seed 3 --device cpu --max-epochs 1"
 
 
 def test_a_submitter_who_is_not_staff_cannot_start_one(api_client):
@@ -64,6 +65,38 @@ def test_a_run_without_its_dataset_fails_with_the_reason(staff_client, django_ca
     run = ReferenceRun.objects.get(id=response.json()["id"])
     assert run.state == ReferenceRun.State.FAILED
     assert "train-v1.1.json" in run.error
+
+
+def test_an_unexpected_failure_ends_the_run_as_failed(settings, tmp_path, monkeypatch):
+    settings.REFERENCE_RUNS_DIR = str(tmp_path)
+    run = ReferenceRun.objects.create(task_slug="digits", recipe="cnn", max_epochs=1)
+
+    def disk_full(*args, **kwargs):
+        raise OSError("No space left on device")
+
+    monkeypatch.setattr("benchmarks.services.reference_run", disk_full)
+
+    assert reference_run_task.apply(args=[run.id]).get() == "failed"
+    run.refresh_from_db()
+    assert (run.state, run.error) == ("failed", "OSError: No space left on device")
+    assert run.finished_at is not None
+
+
+def test_without_a_worker_production_refuses_to_train_in_the_request(staff_client, settings):
+    settings.REFERENCE_RUNS_IN_REQUEST = False
+
+    response = staff_client.post("/api/v1/reference-runs/", {"task": "digits"}, format="json")
+
+    assert response.status_code == 503
+    assert [error["code"] for error in response.json()["errors"]] == ["no_reference_worker"]
+    assert ReferenceRun.objects.count() == 0
+
+
+def test_a_seed_too_large_to_store_is_refused(staff_client):
+    response = staff_client.post("/api/v1/reference-runs/", {"task": "digits", "seed": 2**31}, format="json")
+
+    assert response.status_code == 400
+    assert [(error["code"], error["field"]) for error in response.json()["errors"]] == [("max_value", "seed")]
 
 
 def test_the_celery_task_runs_a_queued_run_once(settings, tmp_path):

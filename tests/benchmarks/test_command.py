@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import statistics
 from io import StringIO
 
 import pytest
@@ -35,18 +36,25 @@ def test_digits_submit_enters_a_reference_entry_with_its_curve_and_run_record(tm
     assert [row["entry_id"] for row in board["results"]] == [entry.id]
 
     assert "nothing was run" in run_reference("digits", "--submit", "--only-if-missing")
+    assert json.loads(run_reference("digits", "--only-if-missing", "--json"))["runs"] == []
     assert Entry.objects.count() == 1
 
 
 @pytest.mark.django_db
 def test_several_runs_print_the_median_and_coefficient_of_variation(tmp_path):
-    document = json.loads(run_reference("digits", "--runs", "2", "--max-epochs", "1", "--json", "--out", str(tmp_path)))
+    document = json.loads(run_reference("digits", "--runs", "3", "--seed", "4", "--json", "--out", str(tmp_path)))
 
-    assert [run["seed"] for run in document["runs"]] == [0, 1]
-    assert (tmp_path / "seed1" / "run.json").is_file()
+    assert [run["seed"] for run in document["runs"]] == [4, 5, 6]
+    assert (tmp_path / "seed6" / "run.json").is_file()
+    times = [run["time_to_accuracy_seconds"] for run in document["runs"]]
+    epochs = [run["epochs_to_accuracy"] for run in document["runs"]]
     summary = document["summary"]
-    assert summary["runs"] == 2
-    assert set(summary["time_to_accuracy_seconds"]) == {"median", "coefficient_of_variation", "min", "max"}
+    assert (summary["runs"], summary["reached"]) == (3, 3)
+    assert summary["time_to_accuracy_seconds"]["median"] == statistics.median(times)
+    assert summary["time_to_accuracy_seconds"]["coefficient_of_variation"] == pytest.approx(
+        statistics.stdev(times) / statistics.fmean(times)
+    )
+    assert summary["epochs_to_accuracy"]["median"] == statistics.median(epochs)
     assert Entry.objects.count() == 0  # not asked to submit
 
 
@@ -65,6 +73,11 @@ def test_a_missing_dataset_names_the_files_and_where_they_come_from(tmp_path):
     message = str(raised.value)
     assert "data_batch_1" in message and "test_batch" in message
     assert "cs.toronto.edu" in message
+
+
+def test_a_bad_echo_factor_is_refused_with_its_reason(tmp_path):
+    with pytest.raises(CommandError, match="echo factor must be at least 1"):
+        run_reference("digits", "--echo-factor", "0", "--out", str(tmp_path))
 
 
 def test_an_unknown_recipe_is_refused():

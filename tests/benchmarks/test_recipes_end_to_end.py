@@ -41,7 +41,7 @@ def test_one_epoch_of_each_recipe_writes_an_entry_the_board_reads(task, recipe, 
     # Submittable exactly when the board would accept it (top-5 of three classes is always 100 %).
     assert report.submittable == (evaluation.quality >= float(rules.threshold)) == report.verdict.accepted
     record = json.loads(open(report.written.paths["record"]).read())
-    assert record["reproduces"] in record["reproduces_any_of"]
+    assert record["reproduces"] is None  # the tiny settings are not the recipe as published
     assert record["data"]["train_size"] == report.result.fresh_examples
     weights = torch.load(report.written.paths["weights"], weights_only=True)
     assert set(weights["state_dict"]) == set(report.result.model.state_dict())

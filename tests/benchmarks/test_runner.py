@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 from collections import Counter
 
 import pytest
@@ -11,8 +12,9 @@ import torch
 
 from benchmarks.runner.config import EchoStage, RunConfig
 from benchmarks.runner.data import FreshCount, Shard, batched, echoed, epoch_batches, epoch_order, steps_per_epoch
+from benchmarks.runner.distributed import Processes
 from benchmarks.runner.job import reference_run, runs_summary
-from benchmarks.runner.loop import train_reference
+from benchmarks.runner.loop import process_batch_size, train_reference
 from benchmarks.runner.timer import TrainingClock
 from benchmarks.workloads import IMPLEMENTATIONS, workload_class
 from benchmarks.workloads.digits import DigitsCNNWorkload
@@ -68,6 +70,7 @@ def test_echoing_reads_each_example_once_and_trains_on_it_factor_times(stage, fr
         epoch_batches(
             workload,
             list(range(workload.train_size)),
+            batch_size=workload.batch_size,
             echo_factor=2,
             echo_stage=stage,
             buffer_size=256,
@@ -135,6 +138,34 @@ def test_echoing_halves_the_fresh_examples_per_training_step():
 
     assert plain.fresh_examples == echoed_run.fresh_examples == 1347
     assert echoed_run.evaluations[-1].step == 2 * plain.evaluations[-1].step
+
+
+class SlowToLoadDigits(DigitsCNNWorkload):
+    def load(self):
+        time.sleep(0.5)
+        super().load()
+
+
+def test_the_clock_starts_before_the_data_is_loaded():
+    result = train_reference(RunConfig(task="digits", recipe="cnn", max_epochs=1), workload=SlowToLoadDigits())
+
+    assert result.evaluations[0].training_seconds >= 0.5
+
+
+def test_an_echoed_or_altered_run_does_not_claim_to_reproduce_the_seed_entries(tmp_path):
+    plain = RunConfig(task="cifar10", recipe="resnet9", overrides={"embeddings": "x"})
+    echoed_config = RunConfig(task="cifar10", recipe="resnet9", echo_factor=2)
+    altered = RunConfig(task="cifar10", recipe="resnet9", overrides={"batch_size": 4})
+
+    assert plain.runs_the_recipe_as_published
+    assert not echoed_config.runs_the_recipe_as_published and not altered.runs_the_recipe_as_published
+    assert echoed_config.command.endswith("--echo-factor 2 --echo-stage example")
+
+
+def test_a_batch_that_does_not_split_over_the_processes_is_refused():
+    assert process_batch_size(512, Processes(world_size=4)) == 128
+    with pytest.raises(ValueError, match="does not split evenly"):
+        process_batch_size(64, Processes(world_size=3))
 
 
 def test_runs_summary_gives_median_and_coefficient_of_variation():

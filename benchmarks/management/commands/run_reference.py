@@ -10,6 +10,7 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from benchmarks.runner.config import Device, EchoStage, RunConfig
+from benchmarks.runner.distributed import process_group_stop
 from benchmarks.runner.job import default_out_dir, reference_runs, runs_summary
 from benchmarks.runner.loop import Progress
 from benchmarks.services import reference_run_submit, submission_summary
@@ -49,10 +50,12 @@ class Command(BaseCommand):
         except KeyError:
             raise CommandError(f"The task {options['task']} has no recipe {options['recipe']!r}.") from None
         if options["only_if_missing"] and Entry.objects.accepted().filter(task__slug=recipe.task_slug).exists():
-            self.stdout.write(f"The board already has a {recipe.task_slug} entry; nothing was run.")
+            skipped = f"The board already has a {recipe.task_slug} entry; nothing was run."
+            self.stdout.write(json.dumps({"skipped": skipped, "runs": []}) if options["json"] else skipped)
             return
         if options["runs"] < 1:
             raise CommandError("--runs must be at least 1.")
+        bars = None if options["json"] else ProgressBars()
         try:
             config = RunConfig(
                 task=recipe.task_slug,
@@ -66,15 +69,15 @@ class Command(BaseCommand):
                 overrides={"embeddings": str(options["embeddings"])} if options["embeddings"] else {},
             )
             out_dir = options["out"] or default_out_dir(config)
-            bars = None if options["json"] else ProgressBars()
             reports = reference_runs(
                 config, options["runs"], out_dir, progress_for=bars.for_seed if bars else lambda seed: None
             )
         except (DatasetMissing, ValueError, RuntimeError) as error:
             raise CommandError(str(error)) from None
         finally:
-            if not options["json"] and bars is not None:
+            if bars is not None:
                 bars.close()
+            process_group_stop()
         if reports and reports[0].written is None:
             return  # a worker process under torchrun: the main process reports
         runs = [report.as_dict() for report in reports]

@@ -13,7 +13,8 @@ from torch import nn
 from benchmarks.networks.bidaf import MASKED_LOGIT
 from benchmarks.workloads import workload_class
 from benchmarks.workloads.base import DatasetMissing
-from benchmarks.workloads.squad import BiDAFSquad, SquadFormatError, answer_span, best_spans, tokenize
+from benchmarks.workloads.squad import BiDAFSquad, best_spans
+from benchmarks.workloads.squad_data import SquadFormatError, answer_span, tokenize
 from tests.benchmarks.squad.fixtures import (
     DEV,
     GLOVE_DIM,
