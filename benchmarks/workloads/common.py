@@ -27,14 +27,16 @@ def piecewise_constant(step: float, boundaries: Sequence[float], values: Sequenc
     return float(values[bisect_right(boundaries, step)])
 
 
-def random_crop_flip(
+def random_crop(
     images: torch.Tensor, padding: int, generator: torch.Generator, *, padding_mode: str = "reflect"
 ) -> torch.Tensor:
-    """Each image padded by `padding`, cropped back to its size at a random offset, and flipped left-right
-    with probability 1/2: the standard CIFAR augmentation, vectorised over a batch.
+    """Each image padded by `padding`, cropped back to its size at a random offset: moved by up to `padding`
+    pixels each way, vectorised over a batch.
 
     `padding_mode` is "reflect" (Page's ResNet-9) or "constant" (zeros, as torchvision's `RandomCrop`).
     """
+    if padding == 0:
+        return images
     n, _, height, width = images.shape
     padded = torch.nn.functional.pad(images, (padding,) * 4, mode=padding_mode)
     dy = torch.randint(0, 2 * padding + 1, (n,), device=images.device, generator=generator)
@@ -43,8 +45,16 @@ def random_crop_flip(
     cols = (dx[:, None] + torch.arange(width, device=images.device)[None, :])[:, None, None, :]
     batch = torch.arange(n, device=images.device)[:, None, None, None]
     channel = torch.arange(images.shape[1], device=images.device)[None, :, None, None]
-    cropped = padded[batch, channel, rows, cols]
-    flip = torch.rand(n, device=images.device, generator=generator) < 0.5
+    return padded[batch, channel, rows, cols]
+
+
+def random_crop_flip(
+    images: torch.Tensor, padding: int, generator: torch.Generator, *, padding_mode: str = "reflect"
+) -> torch.Tensor:
+    """`random_crop`, then each image flipped left-right with probability 1/2: the standard CIFAR
+    augmentation."""
+    cropped = random_crop(images, padding, generator, padding_mode=padding_mode)
+    flip = torch.rand(images.shape[0], device=images.device, generator=generator) < 0.5
     return torch.where(flip[:, None, None, None], cropped.flip(3), cropped)
 
 

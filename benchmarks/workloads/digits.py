@@ -20,7 +20,7 @@ from torch import nn
 
 from benchmarks.networks.digits_cnn import DigitsCNN
 from benchmarks.workloads.base import Workload
-from benchmarks.workloads.common import piecewise_linear, top_k_correct
+from benchmarks.workloads.common import piecewise_linear, random_crop, top_k_correct
 
 TEST_FRACTION = 0.25
 SPLIT_SEED = 0
@@ -73,7 +73,8 @@ class DigitsCNNWorkload(Workload):
 
     def prepare(self, batch, device, generator):
         images, labels = (tensor.to(device, non_blocking=True) for tensor in batch)
-        return random_shift(images, self.config["max_shift"], generator), labels
+        # Moved by up to `max_shift` pixels, the border filled with zeros; never flipped (a flipped 2 is no digit).
+        return random_crop(images, self.config["max_shift"], generator, padding_mode="constant"), labels
 
     def build_model(self) -> nn.Module:
         return DigitsCNN(width=self.config["width"])
@@ -104,18 +105,3 @@ class DigitsCNNWorkload(Workload):
             labels = self.test_labels[start : start + size].to(device)
             correct += top_k_correct(model(images), labels, k=1)
         return 100.0 * correct / len(self.test_labels)
-
-
-def random_shift(images: torch.Tensor, max_shift: int, generator: torch.Generator) -> torch.Tensor:
-    """Each image moved by up to `max_shift` pixels in each direction, the border filled with zeros."""
-    if max_shift == 0:
-        return images
-    n, _, height, width = images.shape
-    padded = F.pad(images, (max_shift,) * 4)
-    dy = torch.randint(0, 2 * max_shift + 1, (n,), device=images.device, generator=generator)
-    dx = torch.randint(0, 2 * max_shift + 1, (n,), device=images.device, generator=generator)
-    rows = (dy[:, None] + torch.arange(height, device=images.device))[:, None, :, None]
-    cols = (dx[:, None] + torch.arange(width, device=images.device))[:, None, None, :]
-    batch = torch.arange(n, device=images.device)[:, None, None, None]
-    channel = torch.arange(images.shape[1], device=images.device)[None, :, None, None]
-    return padded[batch, channel, rows, cols]
