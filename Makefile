@@ -56,6 +56,8 @@ bench: install
 	$(PY) bench/train_overhead.py
 	$(PY) bench/echo.py
 	$(PY) bench/cifar_throughput.py
+	$(PY) bench/latency_overhead.py
+	$(PY) bench/backends.py
 
 clean:
 	rm -rf $(VENV) db.sqlite3 staticfiles test-artifacts

@@ -1,1 +1,2 @@
-"""ONNX export and the one-item-at-a-time latency harness. They arrive with the inference issue."""
+"""Measured inference: ONNX export of a reference job's checkpoint, and the one-item-at-a-time latency harness
+(DAWNBench's inference rule), with percentiles, an accuracy gate and the cost per 10,000 items."""

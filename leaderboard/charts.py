@@ -7,6 +7,7 @@ static file, so no page fetches anything from outside.
 from __future__ import annotations
 
 import html
+import itertools
 from dataclasses import dataclass
 
 import pandas as pd
@@ -135,4 +136,31 @@ def record_figure(progression: pd.DataFrame, *, value_label: str) -> go.Figure:
     )
     figure.update_xaxes(title="entry date")
     figure.update_yaxes(title=value_label, type="log")
+    return figure
+
+
+def latency_histogram_figure(
+    edges_ms: list[float], counts: list[int], *, percentiles_ms: dict[str, float]
+) -> go.Figure:
+    """Items per latency bin (bars as wide as their bins), the given percentiles as dashed lines.
+
+    Args:
+        edges_ms: the bins' edges in milliseconds, one more than `counts`, ascending.
+        counts: items timed in each bin.
+        percentiles_ms: e.g. {"p50": 0.05, "p99": 0.09}; None values are skipped.
+    """
+    figure = go.Figure(layout={**LAYOUT, "title": "Latency per item", "showlegend": False, "bargap": 0})
+    figure.add_trace(
+        go.Bar(
+            x=[(low + high) / 2 for low, high in itertools.pairwise(edges_ms)],
+            y=list(counts),
+            width=[high - low for low, high in itertools.pairwise(edges_ms)],
+            name="items",
+        )
+    )
+    for name, value in percentiles_ms.items():
+        if value is not None:
+            figure.add_vline(x=value, line_dash="dash", annotation_text=f"{name} {value:.3g} ms")
+    figure.update_xaxes(title="latency (ms per item)")
+    figure.update_yaxes(title="items")
     return figure

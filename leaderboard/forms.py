@@ -5,7 +5,7 @@ from __future__ import annotations
 from django import forms
 
 from dawnboard.metrics import LEADERBOARD_METRICS, TRAINING_TIME
-from leaderboard.selectors import SORTABLE_COLUMNS, BoardView
+from leaderboard.selectors import LATENCY_STATS, MEAN_LATENCY, SORTABLE_COLUMNS, BoardView
 
 
 class BoardForm(forms.Form):
@@ -17,6 +17,9 @@ class BoardForm(forms.Form):
     as_of = forms.DateField(required=False, label="As of")
     sort = forms.ChoiceField(choices=[(column, column) for column in SORTABLE_COLUMNS], required=False)
     order = forms.ChoiceField(choices=[("asc", "ascending"), ("desc", "descending")], required=False)
+    latency_stat = forms.ChoiceField(
+        choices=[(slug, stat.label) for slug, stat in LATENCY_STATS.items()], required=False
+    )
 
     def board_view(self) -> BoardView:
         """The view asked for; fields that did not validate fall back to their defaults."""
@@ -31,6 +34,7 @@ class BoardForm(forms.Form):
             as_of=data.get("as_of"),
             sort=data.get("sort", "rank"),
             descending=data.get("order") == "desc",
+            latency_stat=data.get("latency_stat", MEAN_LATENCY.slug),
         )
 
 

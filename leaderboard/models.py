@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Q
 
 from dawnboard.rules import Scale, Track
 
@@ -81,6 +81,7 @@ class Submission(models.Model):
         COMMAND = "command", "submit command"
         IMPORT = "import", "DAWNBench import"
         REFERENCE = "reference", "reference run"
+        MEASURED = "measured", "measured inference"
 
     submitter = models.ForeignKey(
         Submitter, null=True, blank=True, on_delete=models.PROTECT, related_name="submissions"
@@ -177,6 +178,11 @@ class Entry(models.Model):
     time_to_accuracy_line = models.PositiveIntegerField(null=True, blank=True)
     training_cost_usd = models.DecimalField(max_digits=36, decimal_places=20, null=True, blank=True)
     latency_ms = models.FloatField(null=True, blank=True)
+    # Measured by the inference harness (`measure_inference --submit`), from the run record: None otherwise.
+    latency_p50_ms = models.FloatField(null=True, blank=True)
+    latency_p90_ms = models.FloatField(null=True, blank=True)
+    latency_p99_ms = models.FloatField(null=True, blank=True)
+    latency_max_ms = models.FloatField(null=True, blank=True)
     inference_cost_usd_per_10k = models.DecimalField(max_digits=36, decimal_places=20, null=True, blank=True)
     log_row_count = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
@@ -198,6 +204,13 @@ class Entry(models.Model):
             models.CheckConstraint(condition=Q(time_to_accuracy_seconds__gte=0), name="time_to_accuracy_not_negative"),
             models.CheckConstraint(condition=Q(training_cost_usd__gte=0), name="training_cost_not_negative"),
             models.CheckConstraint(condition=Q(latency_ms__gte=0), name="latency_not_negative"),
+            models.CheckConstraint(
+                condition=Q(latency_p50_ms__lte=F("latency_p90_ms"))
+                & Q(latency_p90_ms__lte=F("latency_p99_ms"))
+                & Q(latency_p99_ms__lte=F("latency_max_ms"))
+                & Q(latency_p50_ms__gte=0),
+                name="latency_percentiles_ordered",
+            ),
             models.CheckConstraint(condition=Q(inference_cost_usd_per_10k__gte=0), name="inference_cost_not_negative"),
             models.CheckConstraint(condition=Q(cost_per_hour_usd__gte=0), name="cost_per_hour_not_negative"),
             models.CheckConstraint(condition=Q(accuracy__gte=0), name="accuracy_not_negative"),
@@ -208,6 +221,8 @@ class Entry(models.Model):
             ),
             models.Index(fields=["task_version", "track", "status", "training_cost_usd"], name="board_training_cost"),
             models.Index(fields=["task_version", "track", "status", "latency_ms"], name="board_inference_latency"),
+            models.Index(fields=["task_version", "track", "status", "latency_p90_ms"], name="board_latency_p90"),
+            models.Index(fields=["task_version", "track", "status", "latency_p99_ms"], name="board_latency_p99"),
             models.Index(
                 fields=["task_version", "track", "status", "inference_cost_usd_per_10k"], name="board_inference_cost"
             ),

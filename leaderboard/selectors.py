@@ -10,7 +10,13 @@ from decimal import Decimal
 import pandas as pd
 from django.db.models import F, Prefetch, QuerySet
 
-from dawnboard.metrics import LEADERBOARD_METRICS, TRAINING_TIME, LeaderboardMetric, time_metric_of
+from dawnboard.metrics import (
+    INFERENCE_LATENCY,
+    LEADERBOARD_METRICS,
+    TRAINING_TIME,
+    LeaderboardMetric,
+    time_metric_of,
+)
 from dawnboard.recipes import recipes_reproducing
 from dawnboard.rules import Scale, TaskRules, Track
 from dawnboard.scoring import hours_of, shortest_decimal
@@ -21,10 +27,37 @@ from pricing.selectors import PricedRun, QuoteBook, costs_under, price_warning, 
 
 
 class UnknownLeaderboard(LookupError):
-    def __init__(self, code: str, message: str):
+    def __init__(self, code: str, message: str, *, field: str | None = None):
         super().__init__(message)
         self.code = code
         self.message = message
+        self.field = field  # the parameter at fault, when one is
+
+
+@dataclass(frozen=True)
+class LatencyStat:
+    """A latency statistic the inference-latency board can rank by: the Entry field holding it, in ms."""
+
+    slug: str
+    field: str
+    label: str
+
+
+MEAN_LATENCY = LatencyStat("mean", INFERENCE_LATENCY.field, "mean")
+# Only measured entries (`measure_inference --submit`) have percentiles; the others rank only by the mean.
+LATENCY_STATS: dict[str, LatencyStat] = {
+    stat.slug: stat
+    for stat in (
+        MEAN_LATENCY,
+        LatencyStat("p90", "latency_p90_ms", "90th percentile"),
+        LatencyStat("p99", "latency_p99_ms", "99th percentile"),
+    )
+}
+
+
+def board_value_field(metric: LeaderboardMetric, latency_stat: str = MEAN_LATENCY.slug) -> str:
+    """The Entry field a board ranks by: the metric's own, or on the latency board the chosen statistic's."""
+    return LATENCY_STATS[latency_stat].field if metric == INFERENCE_LATENCY else metric.field
 
 
 def task_catalog() -> dict[str, dict[str, TaskRules]]:
@@ -46,10 +79,17 @@ def task_catalog() -> dict[str, dict[str, TaskRules]]:
     return catalog
 
 
-def leaderboard_entries(*, task_slug: str, metric_slug: str, as_of: datetime.date | None = None) -> QuerySet[Entry]:
+def leaderboard_entries(
+    *,
+    task_slug: str,
+    metric_slug: str,
+    as_of: datetime.date | None = None,
+    latency_stat: str = MEAN_LATENCY.slug,
+) -> QuerySet[Entry]:
     """Accepted entries of the task's current version that meet its threshold, best first, earlier date on ties.
 
-    `as_of` keeps only entries dated on or before that day: the board as it stood then.
+    `as_of` keeps only entries dated on or before that day: the board as it stood then. `latency_stat`
+    (a `LATENCY_STATS` key) ranks the inference-latency board by that statistic, leaving out entries without it.
     """
     metric = LEADERBOARD_METRICS.get(metric_slug)
     if metric is None:
@@ -58,33 +98,55 @@ def leaderboard_entries(*, task_slug: str, metric_slug: str, as_of: datetime.dat
     version = TaskVersion.objects.filter(task__slug=task_slug, is_current=True).first()
     if version is None:
         raise UnknownLeaderboard("unknown_task", f"Unknown task '{task_slug}'.")
-    return _board(version=version, metric_slug=metric_slug, as_of=as_of)
+    return _board(version=version, metric_slug=metric_slug, as_of=as_of, latency_stat=latency_stat)
 
 
-def _board(*, version: TaskVersion, metric_slug: str, as_of: datetime.date | None = None) -> QuerySet[Entry]:
+def _board(
+    *,
+    version: TaskVersion,
+    metric_slug: str,
+    as_of: datetime.date | None = None,
+    latency_stat: str = MEAN_LATENCY.slug,
+) -> QuerySet[Entry]:
     metric = LEADERBOARD_METRICS[metric_slug]
+    value_field = board_value_field(metric, latency_stat)
     entries = (
         Entry.objects.accepted()
         .filter(task_version=version, track=metric.track, accuracy__gte=version.threshold)
-        .exclude(**{f"{metric.field}__isnull": True})
-        .order_by(F(metric.field).asc(), "date", "id")
+        .exclude(**{f"{value_field}__isnull": True})
+        .order_by(F(value_field).asc(), "date", "id")
     )
     return entries if as_of is None else entries.filter(date__lte=as_of)
 
 
-def leaderboard(*, task_slug: str, metric_slug: str, limit: int | None = None, cost_basis: str | None = None) -> dict:
+def leaderboard(
+    *,
+    task_slug: str,
+    metric_slug: str,
+    limit: int | None = None,
+    cost_basis: str | None = None,
+    latency_stat: str | None = None,
+) -> dict:
     """The leaderboard document shared by the `leaderboard` command and the API.
 
     `cost_basis` ranks the cost boards by a pricing policy (see pricing.domain.cost); by default, and
     always for time and latency, the entries' own figures rank them. The document then names it.
+    `latency_stat` (a `LATENCY_STATS` key, default the mean) ranks the inference-latency board; the
+    document names it there, and other boards ignore it.
     """
     if cost_basis is not None and cost_basis not in COST_POLICIES:
         known = ", ".join(COST_POLICIES)
         raise UnknownLeaderboard("unknown_cost_basis", f"Unknown cost basis '{cost_basis}'; use one of: {known}.")
-    entries = leaderboard_entries(task_slug=task_slug, metric_slug=metric_slug)
+    if latency_stat is not None and latency_stat not in LATENCY_STATS:
+        known = ", ".join(LATENCY_STATS)
+        message = f"Unknown latency statistic '{latency_stat}'; use one of: {known}."
+        raise UnknownLeaderboard("invalid_latency_stat", message, field="latency_stat")
+    stat = MEAN_LATENCY.slug if latency_stat is None else latency_stat
+    entries = leaderboard_entries(task_slug=task_slug, metric_slug=metric_slug, latency_stat=stat)
     metric = LEADERBOARD_METRICS[metric_slug]
     if cost_basis in (None, AS_SUBMITTED) or not metric.is_cost:
-        rows = board_rows_of(entries.only(*ROW_FIELDS, metric.field)[:limit], ranks=None, value_field=metric.field)
+        value_field = board_value_field(metric, stat)
+        rows = board_rows_of(entries.only(*ROW_FIELDS, value_field)[:limit], ranks=None, value_field=value_field)
     else:
         rows = _ranked_by_policy(task_slug=task_slug, metric=metric, cost_basis=cost_basis)[:limit]
     document = {
@@ -95,6 +157,8 @@ def leaderboard(*, task_slug: str, metric_slug: str, limit: int | None = None, c
     }
     if cost_basis is not None:
         document["cost_basis"] = cost_basis
+    if latency_stat is not None and metric == INFERENCE_LATENCY:
+        document["latency_stat"] = latency_stat
     return document
 
 
@@ -229,6 +293,70 @@ def entry_accounting(entry: Entry, *, today: datetime.date | None = None) -> Ent
     )
 
 
+# --- an entry's measured latency: one reading for the page and the API ---------------------------------------
+
+LATENCY_PERCENTILES = ("p50", "p90", "p99", "max")
+
+
+def entry_latency_percentiles(entry: Entry) -> dict[str, float | None] | None:
+    """The latency percentiles (ms) the inference harness measured, by name; None for an entry it did not measure."""
+    percentiles = {name: getattr(entry, f"latency_{name}_ms") for name in LATENCY_PERCENTILES}
+    return None if all(value is None for value in percentiles.values()) else percentiles
+
+
+@dataclass(frozen=True)
+class LatencyDistribution:
+    """How a measured inference entry's latency was spread: the ranked figures, the run, its histogram."""
+
+    mean_ms: float | None
+    percentiles_ms: dict[str, float | None]
+    items: int | None
+    backend: str
+    threads: int | None
+    model_sha256: str
+    histogram_edges_ms: list[float]  # one more than the counts; empty when the record has no usable histogram
+    histogram_counts: list[int]
+
+    @property
+    def histogram_bins(self) -> list[tuple[float, float, int]]:
+        """(from ms, to ms, items) per bin, for the table beside the chart."""
+        edges = self.histogram_edges_ms
+        return list(zip(edges, edges[1:], self.histogram_counts, strict=False))
+
+
+def entry_latency_distribution(entry: Entry) -> LatencyDistribution | None:
+    """The distribution of a `measured` inference entry, from its stored figures and its run record.
+
+    The mean and percentiles are the stored fields the boards rank by; the rest comes from the record.
+    """
+    record = entry.submission.run_record
+    if entry.is_training or entry.submission.source != Submission.Source.MEASURED or not isinstance(record, dict):
+        return None
+    histogram = record.get("histogram") if isinstance(record.get("histogram"), dict) else {}
+    edges = _numbers(histogram.get("edges_ms"))
+    counts = _numbers(histogram.get("counts"))
+    if edges is None or counts is None or len(edges) != len(counts) + 1:
+        edges, counts = [], []
+    backend = " ".join(str(record[key]) for key in ("backend", "backend_version") if record.get(key))
+    return LatencyDistribution(
+        mean_ms=entry.latency_ms,
+        percentiles_ms=entry_latency_percentiles(entry) or dict.fromkeys(LATENCY_PERCENTILES),
+        items=record.get("items"),
+        backend=backend,
+        threads=record.get("threads"),
+        model_sha256=str(record.get("model_sha256") or ""),
+        histogram_edges_ms=[float(edge) for edge in edges],
+        histogram_counts=[int(count) for count in counts],
+    )
+
+
+def _numbers(values) -> list | None:
+    if not isinstance(values, list) or not values:
+        return None
+    plain = all(isinstance(value, int | float) and not isinstance(value, bool) for value in values)
+    return values if plain else None
+
+
 def _exact(value: float | None) -> Decimal | None:
     return None if value is None else shortest_decimal(value)
 
@@ -298,6 +426,16 @@ class BoardView:
     as_of: datetime.date | None = None
     sort: str = "rank"
     descending: bool = False
+    latency_stat: str = MEAN_LATENCY.slug
+
+    @property
+    def value_field(self) -> str:
+        return board_value_field(LEADERBOARD_METRICS[self.metric], self.latency_stat)
+
+    @property
+    def ranked_latency_stat(self) -> LatencyStat | None:
+        """The latency statistic ranking this board: only the inference-latency board has one."""
+        return LATENCY_STATS[self.latency_stat] if self.metric == INFERENCE_LATENCY.slug else None
 
 
 @dataclass(frozen=True)
@@ -315,8 +453,10 @@ def board_rows(*, task_slug: str, view: BoardView) -> BoardRows:
     A bounded number of queries whatever the board's size: the rows (counted and sliced by the
     paginator) and, only for a filtered or re-sorted view, the ranked ids of the whole board.
     """
-    board = leaderboard_entries(task_slug=task_slug, metric_slug=view.metric, as_of=view.as_of)
-    value_field = LEADERBOARD_METRICS[view.metric].field
+    board = leaderboard_entries(
+        task_slug=task_slug, metric_slug=view.metric, as_of=view.as_of, latency_stat=view.latency_stat
+    )
+    value_field = view.value_field
     filtered = view.framework or view.hardware or view.date_from or view.date_to
     ranks = None
     if filtered or view.sort != "rank" or view.descending:

@@ -25,7 +25,7 @@ from dawnboard.results import Results
 from dawnboard.validation import IngestRejection, IngestResult, check_request
 from leaderboard.models import CurvePoint, Entry, HardwareMatch, Submission, SubmittedFile, Submitter, TaskVersion
 from leaderboard.page_cache import board_generation_bump
-from leaderboard.selectors import entry_match, task_catalog
+from leaderboard.selectors import LATENCY_PERCENTILES, entry_match, task_catalog
 from pricing.domain.resolver import KnownInstance, resolve_hardware
 from pricing.models import InstanceType
 from pricing.selectors import known_instances
@@ -304,6 +304,7 @@ def _entry_store(*, submission: Submission, verdict: IngestResult, source_name: 
         time_to_accuracy_line=results.time_to_accuracy_line,
         training_cost_usd=results.training_cost_usd,
         latency_ms=results.latency_ms,
+        **_measured_latency_percentiles(submission),
         inference_cost_usd_per_10k=results.inference_cost_usd_per_10k,
         log_row_count=verdict.log_row_count,
     )
@@ -323,6 +324,14 @@ def _entry_store(*, submission: Submission, verdict: IngestResult, source_name: 
     )
     hardware_match_entry(entry=entry)
     return entry
+
+
+def _measured_latency_percentiles(submission: Submission) -> dict[str, float]:
+    """The latency percentiles the inference harness measured (its run record), for a `measured` submission."""
+    if submission.source != Submission.Source.MEASURED or not submission.run_record:
+        return {}
+    latency = submission.run_record.get("latency_ms") or {}
+    return {f"latency_{name}_ms": float(latency[name]) for name in LATENCY_PERCENTILES if name in latency}
 
 
 def _seed_entry_reproduced(submission: Submission) -> Entry | None:

@@ -51,7 +51,9 @@ def task_detail(request, slug: str):
         "frameworks": selectors.task_frameworks(task_slug=slug),
         "query": _query_without(request, "page"),
         "sort_query": _query_without(request, "page", "sort", "order"),
-        "columns": BOARD_COLUMNS,
+        "latency_stats": selectors.LATENCY_STATS.values(),
+        "latency_stat_query": _query_without(request, "page", "latency_stat"),
+        "columns": _board_columns(view),
     }
     return render(request, "leaderboard/task.html", context)
 
@@ -64,7 +66,9 @@ def task_export(request, slug: str, file_format: str):
     metric = LEADERBOARD_METRICS[view.metric]
     board = selectors.board_rows_of(rows.entries, ranks=rows.ranks, value_field=rows.value_field)
     records = [export_record(row, unit=metric.unit) for row in board]
-    name = f"dawnboard-{version.task.slug}-{view.metric}"
+    stat = view.ranked_latency_stat
+    stat = stat if stat is not None and stat.slug != "mean" else None  # the default export stays as it was
+    name = f"dawnboard-{version.task.slug}-{view.metric}" + (f"-{stat.slug}" if stat else "")
     if file_format == "csv":
         response = HttpResponse(csv_text(EXPORT_COLUMNS, records), content_type="text/csv; charset=utf-8")
     else:
@@ -72,6 +76,7 @@ def task_export(request, slug: str, file_format: str):
             "task": version.task.slug,
             "metric": view.metric,
             "unit": metric.unit,
+            **({"latency_stat": stat.slug} if stat else {}),
             "results": [dict(zip(EXPORT_COLUMNS, record, strict=True)) for record in records],
         }
         response = JsonResponse(document, json_dumps_params={"indent": 2})
@@ -92,6 +97,12 @@ def entry_detail(request, pk: int):
             [_curve(entry)], threshold=float(version.threshold), metric_label=version.metric_label
         )
     accounting = selectors.entry_accounting(entry)
+    latency = selectors.entry_latency_distribution(entry)
+    latency_figure = None
+    if latency is not None and latency.histogram_counts:
+        latency_figure = charts.latency_histogram_figure(
+            latency.histogram_edges_ms, latency.histogram_counts, percentiles_ms=latency.percentiles_ms
+        )
     context = {
         "entry": entry,
         "version": version,
@@ -106,6 +117,8 @@ def entry_detail(request, pk: int):
         "match": accounting.match,
         "reproduce_commands": selectors.reproduction_commands(entry),
         "reproductions": selectors.entry_reproductions(entry) if entry.is_training else [],
+        "latency": latency,
+        "latency_figure": _figure_data(latency_figure),
     }
     return render(request, "leaderboard/entry.html", context)
 
@@ -183,6 +196,14 @@ def submit_help(request):
 
 def _current_version(slug: str) -> TaskVersion:
     return get_object_or_404(TaskVersion.objects.select_related("task"), task__slug=slug, is_current=True)
+
+
+def _board_columns(view: selectors.BoardView) -> list[tuple[str, str]]:
+    """The board's columns; on the latency board the value column names the statistic it ranks by."""
+    stat = view.ranked_latency_stat
+    if stat is None:
+        return BOARD_COLUMNS
+    return [(column, f"Latency, {stat.label} (ms)" if column == "value" else label) for column, label in BOARD_COLUMNS]
 
 
 def _curve(entry: Entry) -> charts.Curve:

@@ -95,6 +95,14 @@ class Workload(ABC):
     def loss(self, model: nn.Module, batch: Batch) -> torch.Tensor:
         """The training loss of one prepared batch (the job runs backward and the optimizer)."""
 
+    def evaluation_batches(self, batch_size: int) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
+        """The evaluation set in its fixed order, preprocessed exactly as `evaluate` sees it, on the CPU, in
+        batches of `batch_size` (1 for the inference harness): (inputs, labels). Call after `load`.
+
+        Raises NotImplementedError for a recipe whose items are not single tensors (SQuAD's are four).
+        """
+        raise NotImplementedError(f"{self.task}/{self.recipe} has no one-tensor evaluation items.")
+
     def data_summary(self) -> dict[str, Any]:
         """Facts about the data as loaded (examples left out, sizes found), kept in the run record."""
         return {"train_size": self.train_size}

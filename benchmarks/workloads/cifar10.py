@@ -32,7 +32,7 @@ from benchmarks.workloads.common import (
     piecewise_constant,
     piecewise_linear,
     random_crop_flip,
-    top_k_correct,
+    top_k_accuracy,
 )
 
 DOWNLOAD_PAGE = "https://www.cs.toronto.edu/~kriz/cifar.html"
@@ -171,6 +171,7 @@ class Cifar10Workload(Workload):
 
     task = "cifar10"
     channels_last = True
+    inference_input_shape = IMAGE_SHAPE  # one item, as `evaluation_batches` gives it
     mean: ClassVar[tuple[float, float, float]]
     std: ClassVar[tuple[float, float, float]]
 
@@ -223,15 +224,17 @@ class Cifar10Workload(Workload):
             images = cutout(images, int(self.config["cutout"]), generator, within_image=True)
         return self._layout(images), labels.to(device, non_blocking=True)
 
-    def evaluate(self, model: nn.Module, device: torch.device) -> float:
+    def evaluation_batches(self, batch_size: int) -> Iterator[Cifar10Batch]:
         images, labels = self.data.test_images, self.data.test_labels
-        batch_size = int(self.config["eval_batch_size"])
-        correct = 0
         for start in range(0, len(labels), batch_size):
-            batch = self._layout(self._normalise(images[start : start + batch_size].to(device).float().div_(255)))
-            logits = model(batch)
-            correct += top_k_correct(logits, labels[start : start + batch_size].to(device), 1)
-        return 100.0 * correct / len(labels)
+            yield (
+                self._normalise(images[start : start + batch_size].float().div_(255)),
+                labels[start : start + batch_size],
+            )
+
+    def evaluate(self, model: nn.Module, device: torch.device) -> float:
+        batches = self.evaluation_batches(int(self.config["eval_batch_size"]))
+        return top_k_accuracy(model, batches, device, k=1, channels_last=self.channels_last)
 
 
 class ResNet9Cifar10(Cifar10Workload):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from itertools import pairwise
 
 import torch
@@ -77,6 +77,25 @@ def cutout(images: torch.Tensor, size: int, generator: torch.Generator, *, withi
     inside_x = (xs >= left[:, None]) & (xs < left[:, None] + size)
     mask = inside_y[:, :, None] & inside_x[:, None, :]
     return images.masked_fill(mask[:, None, :, :], 0.0)
+
+
+def top_k_accuracy(
+    model: torch.nn.Module,
+    batches: Iterable[tuple[torch.Tensor, torch.Tensor]],
+    device: torch.device,
+    k: int,
+    *,
+    channels_last: bool = False,
+) -> float:
+    """Percent of the examples whose label is among the model's k highest logits."""
+    correct = total = 0
+    for inputs, labels in batches:
+        inputs = inputs.to(device)
+        if channels_last:
+            inputs = inputs.contiguous(memory_format=torch.channels_last)
+        correct += top_k_correct(model(inputs), labels.to(device), k)
+        total += len(labels)
+    return 100.0 * correct / total
 
 
 def top_k_correct(logits: torch.Tensor, targets: torch.Tensor, k: int) -> int:

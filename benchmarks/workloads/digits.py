@@ -20,7 +20,7 @@ from torch import nn
 
 from benchmarks.networks.digits_cnn import DigitsCNN
 from benchmarks.workloads.base import Workload
-from benchmarks.workloads.common import piecewise_linear, random_crop, top_k_correct
+from benchmarks.workloads.common import piecewise_linear, random_crop, top_k_accuracy
 
 TEST_FRACTION = 0.25
 SPLIT_SEED = 0
@@ -41,6 +41,7 @@ class DigitsCNNWorkload(Workload):
     task = "digits"
     recipe = "cnn"
     channels_last = False  # 8x8 images: the layout makes no difference at this size
+    inference_input_shape = (1, 8, 8)  # one item, as `evaluation_batches` gives it
     defaults = {
         "batch_size": 64,
         "epochs": 30,
@@ -97,11 +98,9 @@ class DigitsCNNWorkload(Workload):
         images, labels = batch
         return F.cross_entropy(model(images), labels, label_smoothing=self.config["label_smoothing"])
 
+    def evaluation_batches(self, batch_size: int):
+        for start in range(0, len(self.test_labels), batch_size):
+            yield self.test_images[start : start + batch_size], self.test_labels[start : start + batch_size]
+
     def evaluate(self, model, device) -> float:
-        correct = 0
-        size = self.config["eval_batch_size"]
-        for start in range(0, len(self.test_labels), size):
-            images = self.test_images[start : start + size].to(device)
-            labels = self.test_labels[start : start + size].to(device)
-            correct += top_k_correct(model(images), labels, k=1)
-        return 100.0 * correct / len(self.test_labels)
+        return top_k_accuracy(model, self.evaluation_batches(self.config["eval_batch_size"]), device, k=1)

@@ -48,7 +48,7 @@ from torch.utils.data import DataLoader, Dataset
 
 from benchmarks.networks.resnet50 import ResNet50
 from benchmarks.workloads.base import DatasetMissing, Workload
-from benchmarks.workloads.common import piecewise_constant, piecewise_linear, top_k_correct
+from benchmarks.workloads.common import piecewise_constant, piecewise_linear, top_k_accuracy
 
 IMAGE_SUFFIXES = frozenset({".jpeg", ".jpg", ".png"})  # compared lower-cased
 MEAN_RGB = (0.485, 0.456, 0.406)  # ImageNet's channel statistics, on the 0-1 scale
@@ -381,20 +381,26 @@ class ResNet50ImageNet(Workload):
         images, labels = batch
         return F.cross_entropy(model(images), labels, label_smoothing=float(self.config["label_smoothing"]))
 
-    @torch.no_grad()
-    def evaluate(self, model: nn.Module, device: torch.device) -> float:
-        """Top-5 accuracy in percent on the validation images: shorter side to `eval_resize`, centre crop."""
+    @property
+    def inference_input_shape(self) -> tuple[int, int, int]:
+        """One item, as `evaluation_batches` gives it."""
+        return (3, int(self.config["image_size"]), int(self.config["image_size"]))
+
+    def evaluation_batches(self, batch_size: int) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
+        """The validation images, shorter side to `eval_resize`, centre crop, normalised."""
         val = self._loaded(self._val)
         dataset = DecodedChunks(
             val, resize=int(self.config["eval_resize"]), crop=int(self.config["image_size"]), draft=False
         )
-        per_batch = int(self.config["eval_batch_size"])
-        chunks = [list(range(start, min(start + per_batch, len(val)))) for start in range(0, len(val), per_batch)]
-        correct = 0
+        chunks = [list(range(start, min(start + batch_size, len(val)))) for start in range(0, len(val), batch_size)]
         for images, labels in self._loader(dataset, chunks):
-            images = normalize(images.to(device).float()).contiguous(memory_format=torch.channels_last)
-            correct += top_k_correct(model(images), labels.to(device), TOP_K)
-        return 100.0 * correct / len(val)
+            yield normalize(images.float()), labels
+
+    @torch.no_grad()
+    def evaluate(self, model: nn.Module, device: torch.device) -> float:
+        """Top-5 accuracy in percent on the validation images."""
+        batches = self.evaluation_batches(int(self.config["eval_batch_size"]))
+        return top_k_accuracy(model, batches, device, k=TOP_K, channels_last=True)
 
     def _loader(self, dataset: DecodedChunks, chunks: list[list[int]]) -> DataLoader:
         # batch_size=None: each item the sampler yields is a whole chunk, which the dataset decodes at once.

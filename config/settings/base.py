@@ -29,6 +29,7 @@ INSTALLED_APPS = [
     "leaderboard",
     "pricing",
     "benchmarks",
+    "inference",
 ]
 
 MIDDLEWARE = [
@@ -121,7 +122,10 @@ CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
 CELERY_TASK_DEFAULT_QUEUE = env("CELERY_QUEUE", default="dawnboard")
 # Reference training jobs go to their own queue, for a worker on a GPU machine (`-Q reference`).
 CELERY_REFERENCE_QUEUE = env("CELERY_REFERENCE_QUEUE", default="reference")
-CELERY_TASK_ROUTES = {"benchmarks.reference_run": {"queue": CELERY_REFERENCE_QUEUE}}
+CELERY_TASK_ROUTES = {
+    "benchmarks.reference_run": {"queue": CELERY_REFERENCE_QUEUE},
+    "inference.measure": {"queue": CELERY_REFERENCE_QUEUE},
+}
 CELERY_TASK_EAGER_PROPAGATES = True
 # Task results are not kept, but a reference run's progress is its task state (PROGRESS, with the epoch, step
 # and latest quality): with a Redis broker the same Redis keeps those states by default.

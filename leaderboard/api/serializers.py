@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from leaderboard import selectors
@@ -53,6 +54,11 @@ class LeaderboardSerializer(serializers.Serializer):
     task = serializers.CharField()
     metric = serializers.CharField()
     unit = serializers.CharField()
+    latency_stat = serializers.ChoiceField(
+        choices=list(selectors.LATENCY_STATS),
+        required=False,
+        help_text="The latency statistic ranking the inference-latency board, when one was asked for.",
+    )
     results = LeaderboardRowSerializer(many=True)
 
 
@@ -111,6 +117,15 @@ class SubmittedFileSerializer(serializers.ModelSerializer):
         fields = ["role", "name", "sha256", "size_bytes"]
 
 
+class LatencyPercentilesSerializer(serializers.Serializer):
+    """An entry's measured latency percentiles in milliseconds; for the schema only."""
+
+    p50 = serializers.FloatField(allow_null=True)
+    p90 = serializers.FloatField(allow_null=True)
+    p99 = serializers.FloatField(allow_null=True)
+    max = serializers.FloatField(allow_null=True)
+
+
 class EntryDetailSerializer(EntrySerializer):
     curve = CurvePointSerializer(many=True, read_only=True)
     cost_policies = serializers.SerializerMethodField(
@@ -119,6 +134,9 @@ class EntryDetailSerializer(EntrySerializer):
     price_warning = serializers.SerializerMethodField()
     hardware_match = serializers.SerializerMethodField()
     footprint = serializers.SerializerMethodField(help_text="Estimated training energy and carbon, with sources.")
+    latency_percentiles_ms = serializers.SerializerMethodField(
+        help_text="Latency percentiles measured by Dawnboard's inference harness; null for other entries."
+    )
     files = SubmittedFileSerializer(source="submission.files", many=True, read_only=True)
     threshold = serializers.DecimalField(
         source="task_version.threshold", max_digits=10, decimal_places=4, read_only=True
@@ -129,7 +147,7 @@ class EntryDetailSerializer(EntrySerializer):
             *EntrySerializer.Meta.fields,
             "author_email", "log_filename", "misc", "extra_fields", "claimed", "threshold",
             "time_to_accuracy_line", "log_row_count", "files", "hardware_match", "cost_policies", "price_warning",
-            "footprint", "curve",
+            "footprint", "latency_percentiles_ms", "curve",
         ]  # fmt: skip
 
     def get_cost_policies(self, entry: Entry) -> list[dict]:
@@ -157,6 +175,10 @@ class EntryDetailSerializer(EntrySerializer):
 
     def get_footprint(self, entry: Entry) -> dict | None:
         return self._accounting(entry).footprint
+
+    @extend_schema_field(LatencyPercentilesSerializer(allow_null=True))
+    def get_latency_percentiles_ms(self, entry: Entry) -> dict | None:
+        return selectors.entry_latency_percentiles(entry)
 
     def _accounting(self, entry: Entry) -> selectors.EntryAccounting:
         """The entry's costs, composed once for the four fields that show them (the page uses the same)."""

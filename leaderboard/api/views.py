@@ -133,6 +133,13 @@ class LeaderboardView(APIView):
                 enum=list(COST_POLICIES),
                 description="Price policy ranking the cost boards (default: as-submitted).",
             ),
+            OpenApiParameter(
+                "latency_stat",
+                str,
+                enum=list(selectors.LATENCY_STATS),
+                description="Latency statistic ranking the inference-latency board (default: mean); with p90 or"
+                " p99, entries without measured percentiles are left out. Other boards ignore it.",
+            ),
         ],
         responses={200: LeaderboardSerializer},
     )
@@ -148,12 +155,17 @@ class LeaderboardView(APIView):
                 metric_slug=metric,
                 limit=int(limit) if limit else None,
                 cost_basis=request.query_params.get("cost_basis"),
+                latency_stat=request.query_params.get("latency_stat"),
             )
         except selectors.UnknownLeaderboard as unknown:
-            # An unknown task or metric names no resource; an unknown cost basis is a bad parameter.
-            bad_parameter = unknown.code == "unknown_cost_basis"
+            # An unknown task or metric names no resource; an unknown cost basis or latency statistic is a bad
+            # parameter.
+            bad_parameter = unknown.code in ("unknown_cost_basis", "invalid_latency_stat")
             http_status = status.HTTP_400_BAD_REQUEST if bad_parameter else status.HTTP_404_NOT_FOUND
-            return rejected_response([{"code": unknown.code, "message": unknown.message}], http_status=http_status)
+            issue = {"code": unknown.code, "message": unknown.message}
+            if unknown.field is not None:
+                issue["field"] = unknown.field
+            return rejected_response([issue], http_status=http_status)
         return Response(board)
 
 

@@ -3,6 +3,7 @@
 import datetime
 
 import pandas as pd
+import pytest
 
 from leaderboard.analysis import record_progression
 from leaderboard.charts import (
@@ -10,6 +11,7 @@ from leaderboard.charts import (
     TIME_AGAINST_COST,
     Curve,
     curve_figure,
+    latency_histogram_figure,
     plotly_text,
     record_figure,
     tradeoff_figure,
@@ -81,3 +83,15 @@ def test_record_figure_steps_through_the_best_value_by_date():
 
 def test_plotly_text_escapes_markup_in_user_text():
     assert plotly_text("<script>alert(1)</script>") == "&lt;script&gt;alert(1)&lt;/script&gt;"
+
+
+def test_latency_histogram_figure_draws_each_bin_as_wide_as_it_is_and_the_percentiles():
+    figure = latency_histogram_figure(
+        [0.0, 0.1, 0.3], [5, 2], percentiles_ms={"p50": 0.05, "p90": 0.2, "p99": None}
+    ).to_dict()
+
+    bars = figure["data"][0]
+    assert list(bars["x"]) == pytest.approx([0.05, 0.2])
+    assert list(bars["width"]) == pytest.approx([0.1, 0.2])
+    assert list(bars["y"]) == [5, 2]
+    assert [shape["x0"] for shape in figure["layout"]["shapes"]] == [0.05, 0.2]

@@ -34,6 +34,7 @@ PAGES = {
     "board-as-of": f"{BOARD}?as_of=2020-06-30",
     "board-training-cost": f"{BOARD}?metric=training-cost",
     "board-inference-latency": f"{BOARD}?metric=inference-latency",
+    "board-inference-latency-p90": f"{BOARD}?metric=inference-latency&latency_stat=p90",
     "board-inference-cost": f"{BOARD}?metric=inference-cost",
     "charts": f"{BOARD}charts/",
     "entry": "/entries/{entry_id}/",

@@ -1,0 +1,1 @@
+"""Plain Python: latency statistics."""

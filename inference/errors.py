@@ -1,0 +1,31 @@
+"""Refusals of the inference commands: each with a stable code, raised before anything is written or stored."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class InferenceErrorCode(StrEnum):
+    NOT_A_CHECKPOINT = "not_a_checkpoint"  # not a reference job's .pt
+    WRONG_TASK = "wrong_task"  # a checkpoint or model of another task
+    UNSUPPORTED_TASK = "unsupported_task"  # no one-item pipeline for the task yet
+    NOT_ONNX = "not_onnx"  # not an ONNX model onnx and onnxruntime can load
+    INPUT_SHAPE_MISMATCH = "input_shape_mismatch"  # the model's input does not take the task's items
+    EXPORT_MISMATCH = "export_mismatch"  # torch and onnxruntime disagree beyond the tolerance
+    INVALID_EXPORT = "invalid_export"  # the exported file fails onnx.checker
+    DATASET_MISSING = "dataset_missing"  # no test set where asked
+    UNKNOWN_INSTANCE = "unknown_instance"  # --instance/--provider names nothing in the price catalog
+    NO_PRICE = "no_price"  # the instance has no on-demand price today
+
+
+class InferenceError(Exception):
+    def __init__(self, code: InferenceErrorCode, message: str):
+        super().__init__(code, message)  # both, so the error pickles whole (a Celery task's failure keeps its code)
+        self.code = InferenceErrorCode(code)
+        self.message = message
+
+    def __str__(self) -> str:
+        return f"{self.code}: {self.message}"
+
+    def as_dict(self) -> dict[str, str]:
+        return {"code": str(self.code), "message": self.message}

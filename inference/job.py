@@ -1,0 +1,260 @@
+"""A measurement from start to finish: load the model and the task's evaluation items, answer them one at a
+time, and write the DAWNBench inference entry (by the rules package's writer) and the record; then read the
+entry back through the rules package's ingest, as the board would, so a model below the threshold is
+reported with the board's own error code.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from decimal import Decimal
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+import onnx
+import torch
+
+from benchmarks.runner.record import (
+    DEFAULT_AUTHOR,
+    DEFAULT_AUTHOR_EMAIL,
+    hardware_text,
+    library_versions,
+    machine_facts,
+)
+from benchmarks.workloads import workload_class
+from benchmarks.workloads.base import DatasetMissing, Workload
+from dawnboard.formats.dawnbench import write_entry
+from dawnboard.ingest import validate_dawnbench_files
+from dawnboard.recipes import recipe_named
+from dawnboard.rules import Track, current_rules, rules_catalog
+from dawnboard.scoring import inference_cost_usd_per_10k, inference_cost_usd_per_item, shortest_decimal
+from dawnboard.validation import IngestRejection, IngestResult
+from inference.backends import OnnxBackend, TorchBackend
+from inference.checkpoint import checkpoint_read
+from inference.errors import InferenceError, InferenceErrorCode
+from inference.harness import PREPROCESSING, Measurement, measure
+
+
+class Backend(StrEnum):
+    ONNXRUNTIME = "onnxruntime"
+    TORCH = "torch"
+
+
+@dataclass(frozen=True)
+class Price:
+    """The hourly price a measurement is costed at, and where it comes from."""
+
+    usd_per_hour: Decimal
+    source: str
+    instance: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"usd_per_hour": float(self.usd_per_hour), "source": self.source, "instance": self.instance}
+
+
+@dataclass(frozen=True)
+class MeasureOptions:
+    task: str
+    model: Path
+    backend: Backend = Backend.ONNXRUNTIME
+    data_dir: Path | None = None
+    threads: int = 1
+    warmup: int = 10
+    limit: int | None = None
+
+
+@dataclass(frozen=True)
+class MeasurementReport:
+    options: MeasureOptions
+    measurement: Measurement
+    threshold: float
+    price: Price | None
+    entry_bytes: bytes
+    record: dict[str, Any]
+    entry_path: Path
+    record_path: Path
+    verdict: IngestResult | IngestRejection
+
+    @property
+    def meets_threshold(self) -> bool:
+        return self.measurement.accuracy >= self.threshold
+
+    @property
+    def cost_usd_per_10k(self) -> float | None:
+        return self.record["cost_usd_per_10k"]
+
+    def as_dict(self) -> dict[str, Any]:
+        """The `--json` document."""
+        return {
+            "task": self.options.task,
+            "backend": str(self.options.backend),
+            "items": self.measurement.items,
+            "latency_ms": self.record["latency_ms"],
+            "accuracy": self.measurement.accuracy,
+            "threshold": self.threshold,
+            "meets_threshold": self.meets_threshold,
+            "cost_usd_per_10k": self.cost_usd_per_10k,
+            "price": self.price.as_dict() if self.price else None,
+            "entry_path": str(self.entry_path),
+            "record_path": str(self.record_path),
+        }
+
+
+def measurement_run(
+    options: MeasureOptions,
+    out_dir: Path,
+    *,
+    price: Price | None = None,
+    progress: Callable[[int], None] | None = None,
+    author: str = DEFAULT_AUTHOR,
+    author_email: str = DEFAULT_AUTHOR_EMAIL,
+) -> MeasurementReport:
+    """Measure, write `<out>/<task>_<backend>.json` and `record.json`, and judge the entry as the board would.
+
+    Raises:
+        InferenceError: with its code, before anything is written.
+    """
+    threads_before = torch.get_num_threads()
+    try:
+        return _measurement_run(options, out_dir, price=price, progress=progress, author=author, email=author_email)
+    finally:
+        torch.set_num_threads(threads_before)  # the torch backend sets its own; a worker's next job gets its own back
+
+
+def _measurement_run(options, out_dir, *, price, progress, author, email) -> MeasurementReport:
+    backend, workload = _backend_and_workload(options)
+    backend.check_input((1, *workload.inference_input_shape))
+    if "workers" in workload.config:
+        # Items are decoded in this process, between two timed calls: no loader process competes with one.
+        workload.config["workers"] = 0
+    try:
+        workload.load()
+    except DatasetMissing as error:
+        raise InferenceError(InferenceErrorCode.DATASET_MISSING, str(error)) from None
+    rules = current_rules(options.task)
+    top_k = 5 if rules.log_column == "top5Accuracy" else 1
+    measurement = measure(
+        backend.run,
+        workload.evaluation_batches(1),
+        top_k=top_k,
+        warmup=options.warmup,
+        limit=options.limit,
+        progress=progress,
+    )
+    threshold = float(rules.threshold)
+    latency = measurement.latency
+    cost_per_item = cost_per_10k = None
+    if price is not None:
+        cost_per_item = inference_cost_usd_per_item(
+            latency_ms=shortest_decimal(latency.mean_ms), usd_per_hour=price.usd_per_hour
+        )
+        cost_per_10k = inference_cost_usd_per_10k(cost_usd_per_item=cost_per_item)
+    facts = machine_facts("cpu")
+    facts["threads"] = backend.threads
+    document = {
+        "version": rules.version,
+        "author": author,
+        "authorEmail": email,
+        "framework": f"{backend.name} {backend.version}",
+        "model": recipe_named(options.task, workload.recipe).model,
+        "hardware": price.instance if price is not None and price.instance else hardware_text(facts, 1),
+        "timestamp": datetime.now(UTC).date().isoformat(),
+        "latency": latency.mean_ms,
+        rules.inference_fields[0]: measurement.accuracy,
+        "misc": {
+            "measured by": "Dawnboard's inference harness",
+            "items": measurement.items,
+            "threads": backend.threads,
+        },
+    }
+    if cost_per_item is not None:
+        document["cost"] = float(cost_per_item)
+    entry_bytes = write_entry(document)
+    record = {
+        "task": options.task,
+        "recipe": workload.recipe,
+        "backend": backend.name,
+        "backend_version": backend.version,
+        "model_path": str(options.model),
+        "model_sha256": hashlib.sha256(options.model.read_bytes()).hexdigest(),
+        "items": measurement.items,
+        "warmup": measurement.warmup,
+        "timed_items": latency.items,
+        "limit": options.limit,
+        "threads": backend.threads,
+        "batch_size": 1,
+        "latency_ms": latency.percentiles(),
+        "histogram": latency.histogram(),
+        "accuracy": measurement.accuracy,
+        "top_k": measurement.top_k,
+        "threshold": threshold,
+        "meets_threshold": measurement.accuracy >= threshold,
+        "cost_usd_per_item": float(cost_per_item) if cost_per_item is not None else None,
+        "cost_usd_per_10k": float(cost_per_10k) if cost_per_10k is not None else None,
+        "price": price.as_dict() if price else None,
+        "preprocessing": PREPROCESSING,
+        "machine": facts,
+        "versions": library_versions(),
+        "measured_at": datetime.now(UTC).isoformat(),
+    }
+    out_dir.mkdir(parents=True, exist_ok=True)
+    entry_path = out_dir / f"{options.task}_{backend.name}.json"
+    record_path = out_dir / "record.json"
+    entry_path.write_bytes(entry_bytes)
+    record_path.write_text(json.dumps(record, indent=2) + "\n")
+    verdict = validate_dawnbench_files(
+        task_slug=options.task, track=Track.INFERENCE, entry_bytes=entry_bytes, log_bytes=None, catalog=rules_catalog()
+    )
+    return MeasurementReport(
+        options=options,
+        measurement=measurement,
+        threshold=threshold,
+        price=price,
+        entry_bytes=entry_bytes,
+        record=record,
+        entry_path=entry_path,
+        record_path=record_path,
+        verdict=verdict,
+    )
+
+
+def _backend_and_workload(options: MeasureOptions) -> tuple[OnnxBackend | TorchBackend, Workload]:
+    if options.backend is Backend.TORCH:
+        checkpoint = checkpoint_read(options.model, task=options.task)
+        workload = _with_one_tensor_items(checkpoint.workload(options.data_dir))
+        return TorchBackend(checkpoint, threads=options.threads), workload
+    backend = OnnxBackend(options.model, threads=options.threads)
+    metadata = {prop.key: prop.value for prop in onnx.load(str(options.model), load_external_data=False).metadata_props}
+    task = metadata.get("dawnboard.task", options.task)
+    if task != options.task:
+        raise InferenceError(
+            InferenceErrorCode.WRONG_TASK, f"{options.model} is a model of {task}, not of {options.task}."
+        )
+    # The items are preprocessed as the model's recipe evaluates them; a file without Dawnboard's metadata
+    # gets the task's first recipe.
+    recipe = metadata.get("dawnboard.recipe") or recipe_named(options.task).name
+    try:
+        overrides = json.loads(metadata.get("dawnboard.overrides", "{}"))
+    except json.JSONDecodeError:
+        raise InferenceError(
+            InferenceErrorCode.NOT_ONNX, f"{options.model}: its dawnboard.overrides metadata is not JSON."
+        ) from None
+    try:
+        workload = workload_class(options.task, recipe)(options.data_dir, overrides)
+    except KeyError:
+        raise InferenceError(InferenceErrorCode.WRONG_TASK, f"{options.task} has no recipe {recipe!r}.") from None
+    return backend, _with_one_tensor_items(workload)
+
+
+def _with_one_tensor_items(workload: Workload) -> Workload:
+    if getattr(workload, "inference_input_shape", None) is None:
+        raise InferenceError(
+            InferenceErrorCode.UNSUPPORTED_TASK,
+            f"{workload.task}/{workload.recipe}: its items are not single tensors; no one-item harness for it yet.",
+        )
+    return workload

@@ -1,0 +1,118 @@
+"""The Django side of a measurement: the hourly price from the catalog, and entering the entry on the board
+through `leaderboard.services.submission_create` (the API's own path), marked `measured`, its record kept."""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass, field
+from decimal import Decimal
+from pathlib import Path
+
+from django.conf import settings
+
+from inference.errors import InferenceError, InferenceErrorCode
+from inference.job import MeasurementReport, MeasureOptions, Price, measurement_run
+from leaderboard.models import Submission
+from leaderboard.services import SubmissionOutcome, Upload, submission_create
+from pricing.domain.cost import catalog_price
+from pricing.models import InstanceType, PriceQuote
+from pricing.selectors import quote_on
+
+MEASURE_TASK = "inference.measure"  # queued by name, on the reference queue; inference/tasks.py defines it
+
+
+def inference_price(
+    *, instance: str | None, provider: str | None, cost_per_hour: Decimal | None, day: datetime.date | None = None
+) -> Price | None:
+    """The price to cost a measurement at: the catalog's on-demand price of `provider`/`instance` on `day`
+    (today by default), or the given hourly price; None when neither is asked for.
+
+    Raises:
+        InferenceError: `unknown_instance`, or `no_price` when the catalog has none that day.
+    """
+    if cost_per_hour is not None:
+        return Price(usd_per_hour=cost_per_hour, source="--cost-per-hour, as given")
+    if instance is None:
+        return None
+    try:
+        found = InstanceType.objects.select_related("provider").get(name=instance, provider__slug=provider)
+    except InstanceType.DoesNotExist:
+        raise InferenceError(
+            InferenceErrorCode.UNKNOWN_INSTANCE,
+            f"The price catalog has no instance {instance!r} of provider {provider!r} "
+            "(the catalog's instances: GET /api/v1/pricing/instances/).",
+        ) from None
+    day = day or datetime.date.today()
+    quote = quote_on(instance=found, day=day, pricing_model=PriceQuote.PricingModel.ON_DEMAND)
+    if quote is None:
+        raise InferenceError(
+            InferenceErrorCode.NO_PRICE, f"The catalog has no on-demand price of {provider}/{instance} on {day}."
+        )
+    return Price(
+        usd_per_hour=catalog_price(quote.usd_per_hour),
+        source=(
+            f"catalog: {provider}/{instance} on-demand in {quote.region}, valid from {quote.valid_from} "
+            f"({quote.source_url})"
+        ),
+        instance=f"{provider} {instance}",
+    )
+
+
+def measurement_submit(*, report: MeasurementReport) -> SubmissionOutcome:
+    """Enter a measurement's entry on the board, marked `measured`, its record (percentiles, histogram) kept."""
+    return submission_create(
+        task_slug=report.options.task,
+        track="inference",
+        entry=Upload(name=report.entry_path.name, content=report.entry_bytes),
+        log=None,
+        source=Submission.Source.MEASURED,
+        run_record=report.record,
+    )
+
+
+@dataclass(frozen=True)
+class MeasurementOutcome:
+    """The `--json` document (exactly its keys), the board's codes when the entry would be refused, and the
+    submission's verdict when one was made."""
+
+    document: dict
+    errors: list[dict] = field(default_factory=list)
+    submission: dict | None = None
+
+
+def measurement_execute(
+    *,
+    options: MeasureOptions,
+    out_dir: Path | None = None,
+    instance: str | None = None,
+    provider: str | None = None,
+    cost_per_hour: Decimal | None = None,
+    submit: bool = False,
+    progress=None,
+) -> MeasurementOutcome:
+    """Price, measure, and (if asked and the model meets the threshold) submit: what the command and the Celery
+    task both run.
+
+    Raises:
+        InferenceError: with its code, before anything is written.
+        ValueError: `--submit` with `--limit` (an entry answers the whole test set).
+    """
+    if submit and options.limit is not None:
+        raise ValueError("--submit enters a measurement of the whole test set: drop --limit.")
+    now = datetime.datetime.now(datetime.UTC)
+    price = inference_price(instance=instance, provider=provider, cost_per_hour=cost_per_hour, day=now.date())
+    out_dir = out_dir or Path(settings.REFERENCE_RUNS_DIR) / (
+        f"inference-{options.task}-{options.backend}-{now:%Y%m%dT%H%M%SZ}"
+    )
+    report = measurement_run(options, out_dir, price=price, progress=progress)
+    errors = [] if report.verdict.accepted else [issue.as_dict() for issue in report.verdict.errors]
+    submission = None
+    if submit and not errors:
+        outcome = measurement_submit(report=report)
+        submission = {
+            "status": outcome.status,
+            "submission_id": outcome.submission_id,
+            "entry_id": outcome.entry_id,
+            "errors": outcome.errors,
+        }
+    return MeasurementOutcome(document=report.as_dict(), errors=errors, submission=submission)

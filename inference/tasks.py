@@ -1,0 +1,46 @@
+"""Measuring inference as a Celery task on the reference queue (the settings route it there), so the worker
+of the reference jobs, on the machine being measured, takes it."""
+
+import os
+from decimal import Decimal
+from pathlib import Path
+
+from celery import shared_task
+
+from inference.job import Backend, MeasureOptions
+from inference.services import MEASURE_TASK, measurement_execute
+
+
+@shared_task(name=MEASURE_TASK, ignore_result=False)
+def measure_inference_task(
+    task: str,
+    model: str,
+    backend: str = Backend.ONNXRUNTIME.value,
+    data_dir: str | None = None,
+    threads: int | None = None,
+    warmup: int = 10,
+    limit: int | None = None,
+    instance: str | None = None,
+    provider: str | None = None,
+    cost_per_hour: str | None = None,
+    out: str | None = None,
+    submit: bool = False,
+) -> dict:
+    options = MeasureOptions(
+        task=task,
+        model=Path(model),
+        backend=Backend(backend),
+        data_dir=Path(data_dir) if data_dir else None,
+        threads=threads or os.cpu_count() or 1,
+        warmup=warmup,
+        limit=limit,
+    )
+    outcome = measurement_execute(
+        options=options,
+        out_dir=Path(out) if out else None,
+        instance=instance,
+        provider=provider,
+        cost_per_hour=Decimal(cost_per_hour) if cost_per_hour is not None else None,
+        submit=submit,
+    )
+    return {"measurement": outcome.document, "errors": outcome.errors, "submission": outcome.submission}

@@ -1,0 +1,257 @@
+"""The whole chain on digits: train (the reference job) -> export to ONNX -> measure one item at a time ->
+the entry on the board; and every bad input refused with its code, nothing stored."""
+
+from __future__ import annotations
+
+import json
+import pickle
+import warnings
+from io import StringIO
+from pathlib import Path
+
+import onnx
+import pytest
+import torch
+from celery import current_app
+from django.core.management import CommandError, call_command
+
+from benchmarks.runner.config import RunConfig
+from benchmarks.runner.job import reference_run
+from benchmarks.workloads import workload_class
+from inference.errors import InferenceError, InferenceErrorCode
+from inference.tasks import measure_inference_task
+from leaderboard.models import Entry, Submission
+
+
+@pytest.fixture(scope="module")
+def checkpoints(tmp_path_factory) -> dict[str, Path]:
+    """A digits model that reaches 98 %, and one trained a single epoch (below it)."""
+    folder = tmp_path_factory.mktemp("checkpoints")
+    trained = reference_run(RunConfig(task="digits", recipe="cnn", seed=0), folder / "trained")
+    short = reference_run(RunConfig(task="digits", recipe="cnn", seed=0, max_epochs=1), folder / "short")
+    assert trained.result.reached and not short.result.reached
+    return {"trained": Path(trained.written.paths["weights"]), "short": Path(short.written.paths["weights"])}
+
+
+def command(name: str, *args: str) -> str:
+    out = StringIO()
+    call_command(name, *args, stdout=out, stderr=StringIO())
+    return out.getvalue()
+
+
+def export(checkpoint: Path, out: Path, task: str = "digits") -> Path:
+    command("export_onnx", task, str(checkpoint), str(out))
+    return out
+
+
+@pytest.mark.django_db
+def test_train_export_measure_and_the_entry_is_on_the_board(checkpoints, tmp_path, client):
+    model = export(checkpoints["trained"], tmp_path / "digits.onnx")
+    metadata = {prop.key: prop.value for prop in onnx.load(str(model)).metadata_props}
+    assert (metadata["dawnboard.task"], metadata["dawnboard.recipe"]) == ("digits", "cnn")
+
+    document = json.loads(
+        command(
+            "measure_inference",
+            "digits",
+            "--model",
+            str(model),
+            "--cost-per-hour",
+            "0.34",
+            "--threads",
+            "1",
+            "--out",
+            str(tmp_path / "out"),
+            "--submit",
+            "--json",
+        )
+    )
+
+    assert set(document) == {
+        "task", "backend", "items", "latency_ms", "accuracy", "threshold", "meets_threshold",
+        "cost_usd_per_10k", "price", "entry_path", "record_path",
+    }  # fmt: skip
+    assert set(document["latency_ms"]) == {"mean", "p50", "p90", "p99", "max"}
+    assert document["items"] == 450 and document["backend"] == "onnxruntime"
+    latency = document["latency_ms"]
+    assert 0 < latency["p50"] <= latency["p90"] <= latency["p99"] <= latency["max"]
+    assert document["accuracy"] >= 98.0 and document["meets_threshold"] is True
+    # mean ms x 10,000 x 0.34 USD/h / 3,600,000 ms/h
+    assert document["cost_usd_per_10k"] == pytest.approx(latency["mean"] * 10_000 * 0.34 / 3_600_000)
+    entry = Entry.objects.get(track="inference")
+    assert entry.track == "inference" and entry.submission.source == Submission.Source.MEASURED
+    assert entry.latency_ms == pytest.approx(latency["mean"])
+    assert (entry.latency_p90_ms, entry.latency_p99_ms) == (
+        pytest.approx(latency["p90"]),
+        pytest.approx(latency["p99"]),
+    )
+    assert float(entry.inference_cost_usd_per_10k) == pytest.approx(document["cost_usd_per_10k"], rel=1e-9)
+    assert entry.accuracy == pytest.approx(document["accuracy"])
+    record = json.loads(Path(document["record_path"]).read_text())
+    assert record["model_sha256"] and sum(record["histogram"]["counts"]) == 450 - record["warmup"]
+    board = client.get("/api/v1/leaderboards/digits/inference-latency/").json()
+    assert [row["entry_id"] for row in board["results"]] == [entry.id]
+    api_entry = client.get(f"/api/v1/entries/{entry.id}/").json()
+    assert api_entry["latency_percentiles_ms"]["p90"] == pytest.approx(latency["p90"])
+
+
+@pytest.mark.django_db
+def test_the_torch_backend_measures_the_checkpoint_itself(checkpoints, tmp_path):
+    document = json.loads(
+        command(
+            "measure_inference",
+            "digits",
+            "--model",
+            str(checkpoints["trained"]),
+            "--backend",
+            "torch",
+            "--threads",
+            "1",
+            "--limit",
+            "60",
+            "--out",
+            str(tmp_path),
+            "--json",
+        )
+    )
+
+    assert (document["backend"], document["items"], document["cost_usd_per_10k"]) == ("torch", 60, None)
+
+
+@pytest.mark.django_db
+def test_a_model_below_the_threshold_is_refused_with_the_boards_code(checkpoints, tmp_path):
+    model = export(checkpoints["short"], tmp_path / "short.onnx")
+
+    with pytest.raises(CommandError, match="accuracy_below_threshold"):
+        command("measure_inference", "digits", "--model", str(model), "--out", str(tmp_path / "out"), "--submit")
+
+    assert Submission.objects.count() == 0 and Entry.objects.count() == 0
+
+
+def refused(name: str, *args: str) -> str:
+    with pytest.raises(CommandError) as raised:
+        command(name, *args)
+    return str(raised.value)
+
+
+@pytest.mark.django_db
+def test_a_file_that_is_not_onnx_is_refused(tmp_path):
+    garbage = tmp_path / "model.onnx"
+    garbage.write_bytes(b"not a model")
+
+    assert refused("measure_inference", "digits", "--model", str(garbage)).startswith("not_onnx:")
+
+
+def test_a_checkpoint_of_another_task_is_refused(checkpoints, tmp_path):
+    message = refused("export_onnx", "cifar10", str(checkpoints["trained"]), str(tmp_path / "x.onnx"))
+
+    assert message.startswith("wrong_task:") and not (tmp_path / "x.onnx").exists()
+
+
+def test_a_file_that_is_no_checkpoint_is_refused(tmp_path):
+    path = tmp_path / "x.pt"
+    torch.save({"weights": torch.zeros(2)}, path)
+
+    assert refused("export_onnx", "digits", str(path), str(tmp_path / "x.onnx")).startswith("not_a_checkpoint:")
+
+
+def plain_onnx(path: Path, shape: tuple[int, ...], **metadata: str) -> Path:
+    """An ONNX model of another shape, not made by export_onnx (no Dawnboard metadata unless given)."""
+    model = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.LazyLinear(10))
+    model(torch.zeros(shape))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, (torch.zeros(shape),), str(path), opset_version=17, dynamo=False)
+    if metadata:
+        loaded = onnx.load(str(path))
+        onnx.helper.set_model_props(loaded, metadata)
+        onnx.save(loaded, str(path))
+    return path
+
+
+@pytest.mark.django_db
+def test_a_model_whose_input_does_not_fit_the_task_is_refused(tmp_path):
+    model = plain_onnx(tmp_path / "cifar_shaped.onnx", (1, 3, 32, 32))
+
+    assert refused("measure_inference", "digits", "--model", str(model)).startswith("input_shape_mismatch:")
+
+
+@pytest.mark.django_db
+def test_a_missing_test_set_is_refused(tmp_path):
+    model = plain_onnx(
+        tmp_path / "m.onnx", (1, 3, 32, 32), **{"dawnboard.task": "cifar10", "dawnboard.recipe": "resnet9"}
+    )
+
+    message = refused("measure_inference", "cifar10", "--model", str(model), "--data-dir", str(tmp_path / "none"))
+
+    assert message.startswith("dataset_missing:") and "test_batch" in message
+
+
+@pytest.mark.django_db
+def test_an_unknown_instance_is_refused_before_measuring(checkpoints, tmp_path):
+    model = export(checkpoints["trained"], tmp_path / "digits.onnx")
+
+    out = tmp_path / "out"
+    arguments = ["--model", str(model), "--instance", "x9.huge", "--provider", "aws", "--out", str(out)]
+
+    message = refused("measure_inference", "digits", *arguments)
+
+    assert message.startswith("unknown_instance:")
+    assert not out.exists()
+
+
+def test_an_export_that_disagrees_with_torch_is_an_error_and_leaves_no_file(checkpoints, tmp_path, monkeypatch):
+    from inference.backends import OnnxBackend
+
+    original = OnnxBackend.run
+    monkeypatch.setattr(OnnxBackend, "run", lambda self, batch: original(self, batch) + 0.01)
+
+    message = refused("export_onnx", "digits", str(checkpoints["trained"]), str(tmp_path / "bad.onnx"))
+
+    assert message.startswith("export_mismatch:") and not (tmp_path / "bad.onnx").exists()
+
+
+@pytest.mark.django_db
+def test_the_celery_task_measures_on_the_reference_queue(checkpoints, tmp_path, settings):
+    model = export(checkpoints["trained"], tmp_path / "digits.onnx")
+
+    result = measure_inference_task.apply(
+        kwargs={"task": "digits", "model": str(model), "limit": 50, "out": str(tmp_path / "out")}
+    ).get()
+
+    assert result["measurement"]["items"] == 50 and result["measurement"]["latency_ms"]["mean"] > 0
+    route = current_app.amqp.router.route({}, "inference.measure")
+    assert route["queue"].name == settings.CELERY_REFERENCE_QUEUE
+
+
+@pytest.mark.django_db
+def test_submit_refuses_a_measurement_of_part_of_the_test_set(checkpoints, tmp_path):
+    model = export(checkpoints["trained"], tmp_path / "digits.onnx")
+
+    message = refused("measure_inference", "digits", "--model", str(model), "--limit", "50", "--submit")
+
+    assert "drop --limit" in message and Submission.objects.count() == 0
+
+
+@pytest.mark.django_db
+def test_the_torch_backend_leaves_the_thread_count_as_it_found_it(checkpoints, tmp_path):
+    before = torch.get_num_threads()
+    arguments = ["--backend", "torch", "--threads", str(before + 1), "--limit", "20", "--out", str(tmp_path)]
+
+    command("measure_inference", "digits", "--model", str(checkpoints["trained"]), *arguments)
+
+    assert torch.get_num_threads() == before
+
+
+def test_an_error_keeps_its_code_through_pickling_as_a_celery_failure_does():
+    error = pickle.loads(pickle.dumps(InferenceError(InferenceErrorCode.NOT_ONNX, "x.onnx is no model")))
+
+    assert (error.code, error.message) == ("not_onnx", "x.onnx is no model")
+    assert str(error) == "not_onnx: x.onnx is no model"
+
+
+@pytest.mark.parametrize(
+    ("task", "recipe", "shape"), [("cifar10", "resnet9", (3, 32, 32)), ("imagenet", "resnet50", (3, 224, 224))]
+)
+def test_the_image_tasks_give_the_shape_of_one_item(task, recipe, shape):
+    assert workload_class(task, recipe)().inference_input_shape == shape
