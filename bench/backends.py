@@ -53,6 +53,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.networks.resnet50 import ResNet50  # noqa: E402
+from benchmarks.runner.record import cpu_model  # noqa: E402
 from benchmarks.workloads.cifar10 import ResNet9Cifar10  # noqa: E402
 from benchmarks.workloads.digits import DigitsCNNWorkload  # noqa: E402
 from inference.export import write_onnx  # noqa: E402
@@ -216,16 +217,6 @@ def other_work_share(before: tuple[float, float] | None, after: tuple[float, flo
     return max(0.0, machine - ours) / (wall * (os.cpu_count() or 1))
 
 
-def cpu_name() -> str:
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    except OSError:
-        pass
-    return "unknown CPU"
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--threads", type=int, default=os.cpu_count())
@@ -239,7 +230,7 @@ def main() -> None:
     args = parser.parse_args()
     torch.set_num_threads(args.threads)
     print(
-        f"{cpu_name()}, {os.cpu_count()} cores, {args.threads} threads; torch {torch.__version__}, "
+        f"{cpu_model()}, {os.cpu_count()} cores, {args.threads} threads; torch {torch.__version__}, "
         f"onnxruntime {onnxruntime.__version__}; fp32, batch 1; load average {os.getloadavg()[0]:.2f} at the start"
     )
     peaks, rows, others = [], [], []
