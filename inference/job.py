@@ -162,7 +162,10 @@ def _measurement_run(options, out_dir, *, price, progress, author, email) -> Mea
         "authorEmail": email,
         "framework": f"{backend.name} {backend.version}",
         "model": recipe_named(options.task, workload.recipe).model,
-        "hardware": price.instance if price is not None and price.instance else hardware_text(facts, 1),
+        # The machine measured, and the catalog instance it was priced as (which the board's resolver reads).
+        "hardware": (
+            f"{price.instance} ({hardware_text(facts, 1)})" if price and price.instance else hardware_text(facts, 1)
+        ),
         "timestamp": datetime.now(UTC).date().isoformat(),
         "latency": latency.mean_ms,
         rules.inference_fields[0]: measurement.accuracy,

@@ -255,3 +255,16 @@ def test_an_error_keeps_its_code_through_pickling_as_a_celery_failure_does():
 )
 def test_the_image_tasks_give_the_shape_of_one_item(task, recipe, shape):
     assert workload_class(task, recipe)().inference_input_shape == shape
+
+
+@pytest.mark.django_db
+def test_a_catalog_instance_prices_the_measurement_and_names_itself_beside_the_machine(checkpoints, tmp_path):
+    model = export(checkpoints["trained"], tmp_path / "digits.onnx")
+    arguments = ["--model", str(model), "--instance", "c5.large", "--provider", "aws", "--limit", "40"]
+
+    document = json.loads(command("measure_inference", "digits", *arguments, "--out", str(tmp_path / "o"), "--json"))
+
+    assert document["price"]["instance"] == "aws c5.large" and document["price"]["source"].startswith("catalog: aws/")
+    entry = json.loads(Path(document["entry_path"]).read_text())
+    assert entry["hardware"].startswith("aws c5.large (") and "CPU cores" in entry["hardware"]
+    assert entry["cost"] == pytest.approx(document["cost_usd_per_10k"] / 10_000)
