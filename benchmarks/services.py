@@ -86,7 +86,11 @@ def reference_run_execute(*, run_id: int, report: Callable[[dict], None] | None 
         return run.state  # delivered twice: the delivery that claimed it runs it
     out_dir = Path(settings.REFERENCE_RUNS_DIR) / run_folder(run)
     try:
-        result = reference_run(reference_run_config(run), out_dir, progress=_progress_writer(run_id, report))
+        result = reference_run(
+            reference_run_config(run, data_dir=_data_dir(run.task_slug)),
+            out_dir,
+            progress=_progress_writer(run_id, report),
+        )
         outcome = _outcome_of(result, submit=run.submit)
     except DatasetMissing as error:
         return _finish(run_id, ReferenceRun.State.FAILED, error=str(error))
@@ -96,11 +100,12 @@ def reference_run_execute(*, run_id: int, report: Callable[[dict], None] | None 
     return _finish(run_id, ReferenceRun.State.SUCCEEDED, outcome=outcome)
 
 
-def reference_run_config(run: ReferenceRun) -> RunConfig:
+def reference_run_config(run: ReferenceRun, *, data_dir: Path | None = None) -> RunConfig:
+    """The run as the job takes it; `data_dir` matters to training only (its command leaves it out)."""
     return RunConfig(
         task=run.task_slug,
         recipe=run.recipe,
-        data_dir=_data_dir(run.task_slug),
+        data_dir=data_dir,
         device=Device(run.device),
         seed=run.seed,
         max_epochs=run.max_epochs,
@@ -148,18 +153,8 @@ def _outcome_of(report: RunReport, *, submit: bool) -> dict:
     outcome.pop("record", None)  # the files keep it; the submission keeps it too
     outcome["files"] = {role: Path(path).name for role, path in outcome.pop("paths").items()}
     if submit and report.submittable:
-        outcome["submission"] = submission_summary(reference_run_submit(written=report.written))
+        outcome["submission"] = reference_run_submit(written=report.written).summary()
     return outcome
-
-
-def submission_summary(outcome: SubmissionOutcome) -> dict:
-    """What a run's report says of its submission (pending, when a worker judges it)."""
-    return {
-        "status": outcome.status,
-        "submission_id": outcome.submission_id,
-        "entry_id": outcome.entry_id,
-        "errors": outcome.errors,
-    }
 
 
 def _finish(run_id: int, state: str, *, outcome: dict | None = None, error: str = "") -> str:

@@ -108,11 +108,5 @@ def measurement_execute(
     errors = [] if report.verdict.accepted else [issue.as_dict() for issue in report.verdict.errors]
     submission = None
     if submit and not errors:
-        outcome = measurement_submit(report=report)
-        submission = {
-            "status": outcome.status,
-            "submission_id": outcome.submission_id,
-            "entry_id": outcome.entry_id,
-            "errors": outcome.errors,
-        }
+        submission = measurement_submit(report=report).summary()
     return MeasurementOutcome(document=report.as_dict(), errors=errors, submission=submission)

@@ -60,6 +60,15 @@ class SubmissionOutcome:
     results: dict | None = None
     dry_run: bool = False
 
+    def summary(self) -> dict:
+        """The verdict in brief, as a job that submitted reports it (pending, when a worker judges it)."""
+        return {
+            "status": self.status,
+            "submission_id": self.submission_id,
+            "entry_id": self.entry_id,
+            "errors": self.errors,
+        }
+
 
 class SubmissionRejected(Exception):
     """Raised before anything is stored, e.g. for an upload over the size limit."""

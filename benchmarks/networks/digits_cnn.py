@@ -4,13 +4,7 @@ from __future__ import annotations
 
 from torch import nn
 
-
-def conv_bn(channels_in: int, channels_out: int) -> nn.Sequential:
-    return nn.Sequential(
-        nn.Conv2d(channels_in, channels_out, kernel_size=3, padding=1, bias=False),
-        nn.BatchNorm2d(channels_out),
-        nn.ReLU(inplace=True),
-    )
+from benchmarks.networks.layers import conv_bn
 
 
 class DigitsCNN(nn.Module):

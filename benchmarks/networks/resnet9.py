@@ -11,16 +11,9 @@ from __future__ import annotations
 import torch
 from torch import nn
 
+from benchmarks.networks.layers import conv_bn
+
 CLASSIFIER_SCALE = 0.125  # Page's `Mul(weight)`: smaller logits trained better than a plain linear head
-
-
-def conv_bn(in_channels: int, out_channels: int) -> nn.Sequential:
-    """A 3x3 convolution (no bias: the BatchNorm after it has one), BatchNorm and ReLU."""
-    return nn.Sequential(
-        nn.Conv2d(in_channels, out_channels, kernel_size=3, padding=1, bias=False),
-        nn.BatchNorm2d(out_channels),
-        nn.ReLU(inplace=True),
-    )
 
 
 class Residual(nn.Module):

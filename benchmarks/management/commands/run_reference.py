@@ -13,7 +13,7 @@ from benchmarks.runner.config import Device, EchoStage, RunConfig
 from benchmarks.runner.distributed import process_group_stop
 from benchmarks.runner.job import default_out_dir, reference_runs, runs_summary
 from benchmarks.runner.loop import Progress
-from benchmarks.services import reference_run_submit, submission_summary
+from benchmarks.services import reference_run_submit
 from benchmarks.workloads.base import DatasetMissing
 from dawnboard.recipes import RECIPES, recipe_named
 from leaderboard.models import Entry
@@ -83,7 +83,7 @@ class Command(BaseCommand):
         runs = [report.as_dict() for report in reports]
         for run, report in zip(runs, reports, strict=True):
             if options["submit"] and report.submittable:
-                run["submission"] = submission_summary(reference_run_submit(written=report.written))
+                run["submission"] = reference_run_submit(written=report.written).summary()
         document = {"task": config.task, "recipe": config.recipe, "runs": runs, "summary": runs_summary(reports)}
         if options["json"]:
             self.stdout.write(json.dumps(document, indent=2))
