@@ -50,7 +50,10 @@ def process_group_start(processes: Processes, device_type: str) -> None:
 
 
 def process_group_stop() -> None:
+    """Leave the process group together: a process tearing its connections down while another still holds
+    them (the first one writing the run's files) was seen to abort in gloo's shutdown."""
     if dist.is_initialized():
+        dist.barrier()
         dist.destroy_process_group()
 
 
