@@ -4,6 +4,9 @@ import os
 
 from django.core.wsgi import get_wsgi_application
 
+from leaderboard.http_limits import ChunkedBodyLimit
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.production")
 
-application = get_wsgi_application()
+# Django reads no body without a Content-Length: a chunked one is read here first, through a cap.
+application = ChunkedBodyLimit(get_wsgi_application())

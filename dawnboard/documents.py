@@ -24,6 +24,17 @@ class NonFiniteNumber(float):
 
 
 @dataclass(frozen=True)
+class OutOfRangeNumber:
+    """A JSON number no reader can hold (thousands of integer digits, an exponent past 10**18), marked so
+    validation can name its field rather than the parser failing on the whole document."""
+
+    text: str
+
+    def __str__(self) -> str:
+        return self.text if len(self.text) <= 40 else f"{self.text[:20]}...({len(self.text):,} characters)"
+
+
+@dataclass(frozen=True)
 class TrainingLog:
     """One row per evaluation, in the order written: epoch, wall-clock hours, the task's metric as written.
 

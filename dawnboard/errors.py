@@ -40,6 +40,11 @@ class ErrorCode(StrEnum):
     THRESHOLD_NOT_REACHED = "threshold_not_reached"
     ACCURACY_BELOW_THRESHOLD = "accuracy_below_threshold"
     MISSING_LATENCY_AND_COST = "missing_latency_and_cost"
+    TOO_MANY_COLUMNS = "too_many_columns"
+    ENTRY_TOO_LARGE = "entry_too_large"
+    INVALID_URL = "invalid_url"
+    DUPLICATE_SUBMISSION = "duplicate_submission"
+    JUDGING_FAILED = "judging_failed"
 
 
 class WarningCode(StrEnum):
@@ -91,6 +96,11 @@ ERROR_DESCRIPTIONS = {
     ErrorCode.THRESHOLD_NOT_REACHED: "No log row reaches the threshold.",
     ErrorCode.ACCURACY_BELOW_THRESHOLD: "An inference entry's accuracy is below the threshold.",
     ErrorCode.MISSING_LATENCY_AND_COST: "An inference entry has neither latency nor cost.",
+    ErrorCode.TOO_MANY_COLUMNS: "The log's header names more columns than any real log has.",
+    ErrorCode.ENTRY_TOO_LARGE: "The entry JSON is over its size limit (it is a few fields, not data).",
+    ErrorCode.INVALID_URL: "codeURL is not an http or https URL.",
+    ErrorCode.DUPLICATE_SUBMISSION: "The files are byte-identical to an accepted entry of the same task and track.",
+    ErrorCode.JUDGING_FAILED: "The submission could not be judged after several tries; submit it again.",
 }
 
 WARNING_DESCRIPTIONS = {
@@ -144,3 +154,92 @@ class RejectedInput(Exception):
     def __init__(self, *issues: Issue):
         super().__init__("; ".join(issue.message for issue in issues))
         self.issues = list(issues)
+
+
+# A rejection lists at most this many issues of each code, then one closing issue of the same code
+# saying how many more were found: a million NaNs are one mistake, not a million lines to read.
+MAX_ISSUES_PER_CODE = 20
+
+
+@dataclass(frozen=True)
+class UnlistedIssues(Issue):
+    """The closing issue of a capped code: how many more of that code were found but not listed."""
+
+    count: int = 0
+
+    def as_dict(self) -> dict:
+        return Issue(self.code, self.message, self.field, self.line).as_dict()
+
+
+def unlisted(code: str, count: int, *, kind: str = "errors") -> UnlistedIssues:
+    return UnlistedIssues(code, f"... and {count:,} more {code} {kind} not listed.", count=count)
+
+
+class IssueCounter:
+    """Collects issues keeping at most MAX_ISSUES_PER_CODE of each code, and only counts the rest.
+
+    Collectors that can find an issue per value of a document use it, so a hostile document costs a
+    count, not an `Issue`, past the cap.
+    """
+
+    def __init__(self) -> None:
+        self.listed: list[Issue] = []
+        self.per_code: dict[str, int] = {}
+
+    def wants(self, code: str) -> bool:
+        """Count one issue of `code`; True when it is still to be listed (build it then)."""
+        seen = self.per_code.get(code, 0)
+        self.per_code[code] = seen + 1
+        return seen < MAX_ISSUES_PER_CODE
+
+    def add(self, issue: Issue) -> None:
+        if self.wants(issue.code):
+            self.listed.append(issue)
+
+    def issues(self) -> list[Issue]:
+        """The listed issues, then one closing issue per code that had more."""
+        closing = [
+            unlisted(code, seen - MAX_ISSUES_PER_CODE)
+            for code, seen in self.per_code.items()
+            if seen > MAX_ISSUES_PER_CODE
+        ]
+        return self.listed + closing
+
+
+def capped_per_code(issues: list[Issue], *, kind: str = "errors") -> list[Issue]:
+    """The first MAX_ISSUES_PER_CODE issues of each code in order, then one closing issue per code cut short.
+
+    Closing issues already in `issues` (from a collector that stopped early) are merged into the count,
+    so capping twice changes nothing.
+    """
+    listed: list[Issue] = []
+    shown: dict[str, int] = {}
+    more: dict[str, int] = {}
+    for issue in issues:
+        if isinstance(issue, UnlistedIssues):
+            more[issue.code] = more.get(issue.code, 0) + issue.count
+        elif shown.get(issue.code, 0) < MAX_ISSUES_PER_CODE:
+            shown[issue.code] = shown.get(issue.code, 0) + 1
+            listed.append(issue)
+        else:
+            more[issue.code] = more.get(issue.code, 0) + 1
+    return listed + [unlisted(code, count, kind=kind) for code, count in more.items() if count]
+
+
+MAX_SHOWN_CHARACTERS = 40  # of a submitted value quoted in a message
+MAX_NAMES_LISTED = 20  # in a message that lists names (extra columns, unknown fields)
+
+
+def shown(value: object) -> str:
+    """A submitted value as quoted in a message: cut short, so a message never echoes a megabyte."""
+    text = str(value)
+    if len(text) <= MAX_SHOWN_CHARACTERS:
+        return text
+    return f"{text[: MAX_SHOWN_CHARACTERS - 3]}... ({len(text):,} characters)"
+
+
+def listed(names: list[str]) -> str:
+    """Names for a message: the first MAX_NAMES_LISTED, each cut short, then how many more."""
+    text = ", ".join(shown(name) for name in names[:MAX_NAMES_LISTED])
+    more = len(names) - MAX_NAMES_LISTED
+    return f"{text} and {more:,} more" if more > 0 else text

@@ -11,7 +11,9 @@ from inference.job import Backend, MeasureOptions
 from inference.services import MEASURE_TASK, measurement_execute
 
 
-@shared_task(name=MEASURE_TASK, ignore_result=False)
+# Not acknowledged late: a measurement delivered again while the first still runs would share the machine with
+# it and skew both latencies.
+@shared_task(name=MEASURE_TASK, ignore_result=False, acks_late=False)
 def measure_inference_task(
     task: str,
     model: str,

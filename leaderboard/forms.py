@@ -1,14 +1,59 @@
-"""Query-string forms of the public pages: they turn GET parameters into a selector's arguments."""
+"""Query-string forms of the public pages: they turn GET parameters into a selector's arguments.
+
+Each page reads only its form's parameters; `QueryForm.canonical_query` gives them sorted and as parsed,
+which is what the page is rendered from and cached under (leaderboard/page_cache.py).
+"""
 
 from __future__ import annotations
 
+import datetime
+import re
+from urllib.parse import urlencode
+
 from django import forms
+from django.http import QueryDict
 
 from dawnboard.metrics import LEADERBOARD_METRICS, TRAINING_TIME
 from leaderboard.selectors import LATENCY_STATS, MEAN_LATENCY, SORTABLE_COLUMNS, BoardView
 
+ASCII_DIGITS = re.compile(r"[0-9]+")
+# Ids are bigints: a number past this names nothing, and PostgreSQL refuses to compare with it.
+LARGEST_ID = 2**63 - 1
 
-class BoardForm(forms.Form):
+
+def whole_number(text: str | None, *, maximum: int) -> int | None:
+    """`text` as a whole number from 1 to `maximum`, or None.
+
+    ASCII digits only: `str.isdigit()` also accepts '²' (which `int()` refuses) and `int()` also reads
+    other scripts' digits and surrounding spaces; the length check keeps `int()` off a 5000-digit string.
+    """
+    if text is None or not ASCII_DIGITS.fullmatch(text):
+        return None
+    digits = text.lstrip("0") or "0"
+    if len(digits) > len(str(maximum)):
+        return None
+    number = int(digits)
+    return number if 1 <= number <= maximum else None
+
+
+class QueryForm(forms.Form):
+    """A page's query string as a form: the parameters the page reads, each parsed by its field."""
+
+    def canonical_query(self) -> tuple[QueryDict, bool]:
+        """This form's parameters only, sorted, each value as its field parsed it; and whether all parsed.
+
+        When one did not parse, the values are kept as given (the page says what it did not understand).
+        """
+        valid = self.is_valid()
+        pairs = []
+        for name in sorted(self.fields):
+            value = self.cleaned_data.get(name) if valid else self.data.get(name)
+            if value not in (None, ""):
+                pairs.append((name, value.isoformat() if isinstance(value, datetime.date) else str(value)))
+        return QueryDict(urlencode(pairs)), valid
+
+
+class BoardForm(QueryForm):
     metric = forms.ChoiceField(choices=[(slug, m.label) for slug, m in LEADERBOARD_METRICS.items()], required=False)
     framework = forms.CharField(required=False, max_length=100)
     hardware = forms.CharField(required=False, max_length=100)
@@ -38,23 +83,46 @@ class BoardForm(forms.Form):
         )
 
 
-class AsOfForm(forms.Form):
+class TaskPageForm(BoardForm):
+    """The task page's query: the board's view and the page of it."""
+
+    page = forms.CharField(required=False)
+
+    def clean_page(self) -> int | None:
+        page = self.cleaned_data["page"]
+        if page == "":
+            return None
+        number = whole_number(page, maximum=LARGEST_ID)
+        if number is None:
+            raise forms.ValidationError("Page numbers are whole numbers from 1.", code="invalid_page")
+        return number
+
+    def page_number(self) -> int:
+        self.is_valid()
+        return getattr(self, "cleaned_data", {}).get("page") or 1
+
+
+class AsOfForm(QueryForm):
     as_of = forms.DateField(required=False, label="As of")
 
     def as_of_date(self):
         return self.cleaned_data.get("as_of") if self.is_valid() else None
 
 
-class CompareForm(forms.Form):
+class CompareForm(QueryForm):
     entries = forms.CharField(required=False, help_text="Entry ids, comma-separated.")
     MAX_ENTRIES = 8
 
-    def entry_ids(self) -> list[int]:
-        if not self.is_valid():
-            return []
+    def clean_entries(self) -> str:
+        """The ids as parsed, comma-separated: parts that name no possible entry are left out."""
         ids = []
         for part in self.cleaned_data["entries"].split(","):
-            part = part.strip()
-            if part.isdigit() and int(part) not in ids:
-                ids.append(int(part))
-        return ids[: self.MAX_ENTRIES]
+            number = whole_number(part.strip(), maximum=LARGEST_ID)
+            if number is not None and number not in ids:
+                ids.append(number)
+        return ",".join(str(entry_id) for entry_id in ids[: self.MAX_ENTRIES])
+
+    def entry_ids(self) -> list[int]:
+        if not self.is_valid() or not self.cleaned_data["entries"]:
+            return []
+        return [int(part) for part in self.cleaned_data["entries"].split(",")]

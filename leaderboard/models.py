@@ -3,6 +3,8 @@ the catalog instance each entry ran on."""
 
 from __future__ import annotations
 
+import hashlib
+
 from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
@@ -69,12 +71,17 @@ class Submitter(models.Model):
 
 
 class Submission(models.Model):
-    """One upload and its verdict. Its files are kept verbatim; an accepted one has exactly one Entry."""
+    """One upload and its verdict. Its files are kept verbatim; an accepted one has exactly one Entry.
+
+    With a broker, a worker judges it: `times_queued` and `judging_starts` count the tries, so a message lost
+    with a killed worker is queued again by the sweep, and one that keeps killing its worker ends `failed`.
+    """
 
     class Status(models.TextChoices):
         PENDING = "pending"
         ACCEPTED = "accepted"
         REJECTED = "rejected"
+        FAILED = "failed", "judging failed"
 
     class Source(models.TextChoices):
         API = "api"
@@ -95,15 +102,48 @@ class Submission(models.Model):
     run_record = models.JSONField(
         null=True, blank=True, help_text="A reference run's record (run.json): config, machine, versions, curve."
     )
+    files_digest = models.CharField(
+        max_length=64, blank=True, help_text="SHA-256 over the task, the track and the files' own digests."
+    )
+    idempotency_key = models.CharField(
+        max_length=200, blank=True, help_text="The client's Idempotency-Key; kept 24 hours."
+    )
+    times_queued = models.PositiveSmallIntegerField(default=0)
+    judging_starts = models.PositiveSmallIntegerField(default=0)
+    queued_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     decided_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]
-        indexes = [models.Index(fields=["status", "created_at"])]
+        indexes = [
+            models.Index(fields=["status", "created_at"]),
+            models.Index(fields=["status", "queued_at"], name="pending_by_queue_time"),
+            models.Index(fields=["files_digest"], name="submission_files_digest"),
+        ]
+        constraints = [
+            # A retried request replays its first submission instead of making a second.
+            models.UniqueConstraint(
+                fields=["submitter", "idempotency_key"],
+                condition=~Q(idempotency_key=""),
+                name="one_submission_per_idempotency_key",
+            ),
+            # The same files are ranked once, whichever worker judges the second copy.
+            models.UniqueConstraint(
+                fields=["task_slug", "track", "files_digest"],
+                condition=Q(status="accepted") & ~Q(files_digest=""),
+                name="one_accepted_submission_per_files",
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"submission {self.pk} ({self.status})"
+
+    @staticmethod
+    def digest_of(*, task_slug: str, track: str, entry_sha256: str, log_sha256: str | None) -> str:
+        """What makes two submissions the same: the task, the track and each file's bytes."""
+        text = "\n".join((task_slug, track, entry_sha256, log_sha256 or "-"))
+        return hashlib.sha256(text.encode()).hexdigest()
 
 
 class SubmittedFile(models.Model):

@@ -1,23 +1,44 @@
 """Celery tasks: each takes an ID and calls one service; retries and time limits live here.
 
-The services queue these by name (`SUBMISSION_JUDGE_TASK`), so this module imports the services and never
-the other way round.
+The services queue these by name (`SUBMISSION_JUDGE_TASK`, `SUBMISSIONS_SWEEP_TASK`), so this module imports
+the services and never the other way round.
 """
 
 from celery import shared_task
+from celery.exceptions import SoftTimeLimitExceeded
+from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
-from leaderboard.services import SUBMISSION_JUDGE_TASK, submission_judge
+from leaderboard.services import (
+    SUBMISSION_JUDGE_TASK,
+    SUBMISSIONS_SWEEP_TASK,
+    submission_judge_queued,
+    submission_judging_fail,
+    submissions_sweep,
+)
 
 
 @shared_task(
     name=SUBMISSION_JUDGE_TASK,
-    acks_late=True,
+    acks_late=True,  # acknowledged once judged: a worker lost mid-judging leaves the message to another
+    reject_on_worker_lost=True,  # a child killed mid-judging hands its message back at once
     autoretry_for=(OperationalError, InterfaceError),  # the database went away: judging again is safe
     retry_backoff=True,
     max_retries=3,
-    soft_time_limit=9 * 60,
-    time_limit=10 * 60,
+    soft_time_limit=settings.SUBMISSION_JUDGE_SOFT_TIME_LIMIT_SECONDS,
+    time_limit=settings.SUBMISSION_JUDGE_TIME_LIMIT_SECONDS,
 )
-def submission_judge_task(submission_id: int, source_name: str = "") -> str:
-    return submission_judge(submission_id=submission_id, source_name=source_name)
+def submission_judge_task(submission_id: int, files_digest: str = "", source_name: str = "") -> str:
+    try:
+        return submission_judge_queued(submission_id=submission_id, files_digest=files_digest, source_name=source_name)
+    except SoftTimeLimitExceeded:  # the same files would run out of time again: say so rather than retry
+        return submission_judging_fail(
+            submission_id=submission_id,
+            reason=f"Judging took longer than {settings.SUBMISSION_JUDGE_SOFT_TIME_LIMIT_SECONDS} s.",
+        )
+
+
+@shared_task(name=SUBMISSIONS_SWEEP_TASK, acks_late=False, ignore_result=True)
+def submissions_sweep_task() -> dict:
+    summary = submissions_sweep()
+    return {"requeued": summary.requeued, "failed": summary.failed, "keys_forgotten": summary.keys_forgotten}

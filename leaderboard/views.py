@@ -7,6 +7,8 @@ import json
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, render
+from django.urls import reverse
+from django.utils.cache import patch_cache_control
 
 from dawnboard.errors import ERROR_DESCRIPTIONS, WARNING_DESCRIPTIONS, needs_attention
 from dawnboard.metrics import INFERENCE_COST, LEADERBOARD_METRICS, TRAINING_COST
@@ -14,7 +16,7 @@ from dawnboard.scoring import hours_of
 from leaderboard import charts, selectors
 from leaderboard.analysis import pareto_front, record_progression
 from leaderboard.export import EXPORT_COLUMNS, csv_text, export_record
-from leaderboard.forms import AsOfForm, BoardForm, CompareForm
+from leaderboard.forms import AsOfForm, BoardForm, CompareForm, TaskPageForm
 from leaderboard.models import Entry, SubmittedFile, TaskVersion
 from leaderboard.page_cache import cached_page
 
@@ -30,13 +32,13 @@ def home(request):
     return render(request, "leaderboard/home.html", {"tasks": selectors.home_boards(rows_per_board=5)})
 
 
-@cached_page
+@cached_page(query=TaskPageForm)
 def task_detail(request, slug: str):
     version = _current_version(slug)
-    form = BoardForm(request.GET)
+    form = TaskPageForm(request.GET)
     view = form.board_view()
     rows = selectors.board_rows(task_slug=slug, view=view)
-    page = Paginator(rows.entries, PAGE_SIZE).get_page(request.GET.get("page"))
+    page = Paginator(rows.entries, PAGE_SIZE).get_page(form.page_number())
     context = {
         "version": version,
         "task": version.task,
@@ -55,10 +57,13 @@ def task_detail(request, slug: str):
         "latency_stat_query": _query_without(request, "page", "latency_stat"),
         "columns": _board_columns(view),
     }
-    return render(request, "leaderboard/task.html", context)
+    response = render(request, "leaderboard/task.html", context)
+    if page.number != form.page_number():  # past the end: the last page, under a key of its own; keep it out
+        patch_cache_control(response, no_store=True)
+    return response
 
 
-@cached_page
+@cached_page(query=BoardForm)
 def task_export(request, slug: str, file_format: str):
     version = _current_version(slug)
     view = BoardForm(request.GET).board_view()
@@ -105,6 +110,8 @@ def entry_detail(request, pk: int):
         )
     context = {
         "entry": entry,
+        "permalink": request.build_absolute_uri(reverse("leaderboard:entry", args=[entry.id])),
+        "withdrawn": entry.status == Entry.Status.WITHDRAWN,
         "version": version,
         "files": list(entry.submission.files.all()),
         "curve": list(entry.curve.all()),
@@ -134,7 +141,7 @@ def entry_file(request, pk: int, role: str):
     return response
 
 
-@cached_page
+@cached_page(query=AsOfForm)
 def task_charts(request, slug: str):
     version = _current_version(slug)
     form = AsOfForm(request.GET)
@@ -166,7 +173,7 @@ def task_charts(request, slug: str):
     return render(request, "leaderboard/charts.html", context)
 
 
-@cached_page
+@cached_page(query=CompareForm)
 def compare(request):
     form = CompareForm(request.GET)
     entries = selectors.entries_for_comparison(entry_ids=form.entry_ids())

@@ -24,6 +24,7 @@ from pricing.domain.cost import (
     claimed_price_differs,
     inference_policy_cost,
     training_policy_cost,
+    usd_amount,
     usd_per_hour_text,
 )
 from pricing.domain.footprint import HOST_SOURCE, WATTS_PER_GIB, WATTS_PER_VCPU, Footprint, training_footprint
@@ -148,12 +149,10 @@ def price_warning(run: PricedRun, *, book: QuoteBook | None = None) -> str | Non
 
 def run_footprint(run: PricedRun, *, book: QuoteBook | None = None) -> dict | None:
     """Energy and carbon of a training run, with every factor and its source; None when it cannot be estimated."""
+    unavailable, accelerator = _footprint_accelerator(run)
+    if unavailable is not None:
+        return None
     instance = run.instance
-    if run.track != Track.TRAIN or instance is None or run.seconds is None:
-        return None
-    accelerator = Accelerator.objects.filter(name=instance.accelerator).first() if instance.accelerator else None
-    if instance.accelerator and accelerator is None:
-        return None
     grid = GridRegion.objects.filter(provider=instance.provider).order_by("region")
     quote = _on_demand_on_run_date(run, book)
     region = (grid.filter(region=quote.region).first() if quote else None) or grid.first()
@@ -188,6 +187,26 @@ def run_footprint(run: PricedRun, *, book: QuoteBook | None = None) -> dict | No
     }
 
 
+def footprint_unavailable(run: PricedRun) -> str | None:
+    """Why `run_footprint` has no estimate for the run, in a sentence; None when it has one."""
+    return _footprint_accelerator(run)[0]
+
+
+def _footprint_accelerator(run: PricedRun) -> tuple[str | None, Accelerator | None]:
+    """(why there is no footprint estimate or None, the accelerator whose board power it uses)."""
+    instance = run.instance
+    if run.track != Track.TRAIN:
+        return "only a training run has one (this is an inference entry)", None
+    if run.seconds is None:
+        return "the run has no time to accuracy", None
+    if instance is None:
+        return f"its hardware resolves to no catalog instance: {run.unpriced_reason}", None
+    accelerator = Accelerator.objects.filter(name=instance.accelerator).first() if instance.accelerator else None
+    if instance.accelerator and accelerator is None:
+        return f"the catalog has no board power for {instance}'s accelerator '{instance.accelerator}'", None
+    return None, accelerator
+
+
 def _on_demand_on_run_date(run: PricedRun, book: QuoteBook | None) -> PriceQuote | None:
     book = book or QuoteBook([run.instance.id])
     return book.on(instance_id=run.instance.id, day=run.date, pricing_model=PriceQuote.PricingModel.ON_DEMAND)
@@ -204,11 +223,14 @@ def _as_submitted(run: PricedRun) -> PolicyCost:
             count=1,
             source="the entry's costPerHour",
         )
-        return PolicyCost(AS_SUBMITTED, run.as_submitted_usd, working.arithmetic)  # the figure recomputed at ingest
+        # the figure recomputed at ingest
+        return PolicyCost(AS_SUBMITTED, usd_amount(run.as_submitted_usd), working.arithmetic)
     if run.as_submitted_usd is None:
         return PolicyCost(AS_SUBMITTED, None, "the entry gives no cost")
     return PolicyCost(
-        AS_SUBMITTED, run.as_submitted_usd, f"{run.claimed_usd_per_item} USD per item (the entry's cost) x 10,000"
+        AS_SUBMITTED,
+        usd_amount(run.as_submitted_usd),
+        f"{run.claimed_usd_per_item} USD per item (the entry's cost) x 10,000",
     )
 
 

@@ -8,19 +8,27 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _load_settings(module: str, **env: str) -> subprocess.CompletedProcess:
-    clean = {
-        key: value
-        for key, value in os.environ.items()
-        if key not in ("SECRET_KEY", "DATABASE_URL", "CELERY_BROKER_URL")
-    }
-    code = (
-        "from django.conf import settings; "
-        "print(settings.DATABASES['default']['ENGINE'], settings.CELERY_TASK_ALWAYS_EAGER)"
-    )
+# Settings read from the environment that these tests set themselves, or that must not leak in from the shell.
+CONTROLLED = ("SECRET_KEY", "DATABASE_URL", "CELERY_BROKER_URL", "BEHIND_TLS_PROXY", "ALLOWED_HOSTS", "DEBUG")
+ENGINE_AND_EAGER = "print(settings.DATABASES['default']['ENGINE'], settings.CELERY_TASK_ALWAYS_EAGER)"
+# 50+ characters, many of them distinct, as `check --deploy` asks of a real key.
+DEPLOY_SECRET_KEY = "k3Jq9vZ2xW8pL4mN7bR1tY6uE0aS5dF2gH8jK4lZ9xC3vB7nM1qW5eR0tY2uI6oP"
+
+
+def _clean_environment(**env: str) -> dict[str, str]:
+    clean = {key: value for key, value in os.environ.items() if key not in CONTROLLED}
+    return {**clean, "PYTHONPATH": str(ROOT), **env}
+
+
+def _load_settings(module: str, code: str = ENGINE_AND_EAGER, **env: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-c", f"import django, os; os.environ['DJANGO_SETTINGS_MODULE']='{module}'; {code}"],
-        env={**clean, "PYTHONPATH": str(ROOT), **env},
+        [
+            sys.executable,
+            "-c",
+            f"import django, os; os.environ['DJANGO_SETTINGS_MODULE']='{module}'; "
+            f"from django.conf import settings; {code}",
+        ],
+        env=_clean_environment(**env),
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -50,3 +58,80 @@ def test_database_url_and_broker_url_switch_to_postgresql_and_a_worker():
     )
 
     assert result.stdout.split() == ["django.db.backends.postgresql", "False"], result.stderr
+
+
+def test_production_passes_the_deploy_check_with_no_warning():
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy", "--fail-level", "WARNING"],
+        env=_clean_environment(
+            DJANGO_SETTINGS_MODULE="config.settings.production",
+            SECRET_KEY=DEPLOY_SECRET_KEY,
+            ALLOWED_HOSTS="example.org",
+        ),
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=120,
+    )
+
+    assert result.returncode == 0, result.stderr
+    assert "WARNING" not in result.stderr
+    assert "no issues" in result.stdout
+
+
+def test_production_redirects_to_https_and_sends_hsts_for_a_year():
+    code = "print(settings.SECURE_SSL_REDIRECT, settings.SECURE_HSTS_SECONDS, settings.SESSION_COOKIE_SECURE)"
+
+    result = _load_settings("config.settings.production", code, SECRET_KEY="x")
+
+    assert result.stdout.split() == ["True", "31536000", "True"], result.stderr
+
+
+def test_plain_http_soak_runs_can_turn_https_off_from_the_environment():
+    code = "print(settings.SECURE_SSL_REDIRECT, settings.SESSION_COOKIE_SECURE, settings.CSRF_COOKIE_SECURE)"
+
+    result = _load_settings(
+        "config.settings.production",
+        code,
+        SECRET_KEY="x",
+        SECURE_SSL_REDIRECT="false",
+        SESSION_COOKIE_SECURE="false",
+        CSRF_COOKIE_SECURE="false",
+    )
+
+    assert result.stdout.split() == ["False", "False", "False"], result.stderr
+
+
+def test_forwarded_proto_is_not_believed_without_a_tls_proxy():
+    code = "print(getattr(settings, 'SECURE_PROXY_SSL_HEADER', None))"
+
+    result = _load_settings("config.settings.production", code, SECRET_KEY="x")
+
+    assert result.stdout.strip() == "None", result.stderr
+
+
+def test_behind_a_tls_proxy_forwarded_proto_is_believed():
+    code = "print(settings.SECURE_PROXY_SSL_HEADER)"
+
+    result = _load_settings("config.settings.production", code, SECRET_KEY="x", BEHIND_TLS_PROXY="true")
+
+    assert result.stdout.strip() == "('HTTP_X_FORWARDED_PROTO', 'https')", result.stderr
+
+
+def test_throttle_rates_and_the_lockout_come_from_the_environment():
+    code = "print(settings.REST_FRAMEWORK['DEFAULT_THROTTLE_RATES'], settings.AXES_FAILURE_LIMIT)"
+
+    result = _load_settings(
+        "config.settings.production",
+        code,
+        SECRET_KEY="x",
+        THROTTLE_ANON_RATE="1/s",
+        THROTTLE_USER_RATE="2/s",
+        THROTTLE_SUBMISSION_RATE="3/hour",
+        THROTTLE_AUTH_FAILURE_RATE="off",
+        AXES_FAILURE_LIMIT="7",
+    )
+
+    assert result.stdout.strip() == (
+        "{'anon': '1/s', 'user': '2/s', 'submissions': '3/hour', 'auth_failure': None} 7"
+    ), result.stderr

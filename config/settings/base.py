@@ -1,9 +1,12 @@
 """Settings shared by every environment. Everything that differs between machines comes from the environment."""
 
+import tempfile
+from datetime import timedelta
 from pathlib import Path
 
 import environ
 import plotly
+from csp.constants import NONE, SELF, UNSAFE_INLINE
 
 BASE_DIR = Path(__file__).resolve().parents[2]
 env = environ.Env()
@@ -26,6 +29,8 @@ INSTALLED_APPS = [
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
+    "axes",
+    "csp",
     "leaderboard",
     "pricing",
     "benchmarks",
@@ -33,7 +38,10 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # First: a body over SUBMISSION_MAX_REQUEST_BYTES is refused before anything reads it.
+    "leaderboard.http_limits.RequestSizeLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    "csp.middleware.CSPMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
@@ -41,7 +49,48 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # Last, as django-axes asks: it turns a locked-out login into its lockout response.
+    "axes.middleware.AxesMiddleware",
 ]
+
+# Behind a proxy that terminates TLS (nginx, a load balancer), set BEHIND_TLS_PROXY: then, and only then, the
+# site believes the proxy's X-Forwarded-Proto (is the request https?) and X-Forwarded-For (the client address
+# that throttles and the admin lockout count by). Without a proxy a client could write either header itself.
+BEHIND_TLS_PROXY = env.bool("BEHIND_TLS_PROXY", default=False)
+if BEHIND_TLS_PROXY:
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+
+# Admin logins (django-axes): after AXES_FAILURE_LIMIT wrong passwords for one username from one address, that
+# pair is refused (429) for AXES_COOLOFF_HOURS, even with the right password. Staff unlock with
+# `manage.py axes_reset` (or `axes_reset_username NAME`, `axes_reset_ip ADDRESS`) or in the admin.
+AUTHENTICATION_BACKENDS = [
+    "axes.backends.AxesStandaloneBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+AXES_FAILURE_LIMIT = env.int("AXES_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME = timedelta(hours=env.float("AXES_COOLOFF_HOURS", default=1.0))
+# By the pair, so someone guessing a password from elsewhere never locks the real admin out.
+AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
+AXES_CLIENT_IP_CALLABLE = "leaderboard.http_limits.client_ip"
+AXES_RESET_ON_SUCCESS = True
+
+# Content-Security-Policy (django-csp 4) on every response: scripts only from this site's own files, so an
+# injected <script> or onclick= never runs. Pages pass data to their scripts in <script type="application/json">
+# blocks (json_script), which are not executed. style-src allows inline styles because plotly.js writes its
+# stylesheet into a <style> element and positions every chart element with style attributes (and Swagger UI
+# styles its elements inline too); plotly's SVG traces need no eval, so script-src has no 'unsafe-eval'.
+CONTENT_SECURITY_POLICY = {
+    "DIRECTIVES": {
+        "default-src": [SELF],
+        "script-src": [SELF],
+        "style-src": [SELF, UNSAFE_INLINE],
+        "img-src": [SELF, "data:"],
+        "object-src": [NONE],
+        "base-uri": [SELF],
+        "frame-ancestors": [NONE],
+        "form-action": [SELF],
+    }
+}
 
 ROOT_URLCONF = "config.urls"
 WSGI_APPLICATION = "config.wsgi.application"
@@ -88,10 +137,17 @@ PAGE_CACHE_SECONDS = env.int("PAGE_CACHE_SECONDS", default=600)
 SUBMISSION_MAX_FILE_BYTES = env.int("SUBMISSION_MAX_FILE_BYTES", default=64 * 1024 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024  # non-file fields only
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024  # larger files spool to disk, keeping memory bounded
+# A whole request body past this is refused (413 `request_too_large`) from its Content-Length, before a byte
+# is read: room for an entry and a log of SUBMISSION_MAX_FILE_BYTES each, and 1 MiB of form fields.
+SUBMISSION_MAX_REQUEST_BYTES = env.int(
+    "SUBMISSION_MAX_REQUEST_BYTES", default=2 * SUBMISSION_MAX_FILE_BYTES + 1024 * 1024
+)
+# Spooled uploads go to a directory of their own, so the ones a killed worker leaves are found and removed.
+FILE_UPLOAD_TEMP_DIR = env("FILE_UPLOAD_TEMP_DIR", default=str(Path(tempfile.gettempdir()) / "dawnboard-uploads"))
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [
-        "rest_framework.authentication.TokenAuthentication",
+        "leaderboard.api.throttling.FailureLimitedTokenAuthentication",
         "rest_framework.authentication.SessionAuthentication",
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.AllowAny"],
@@ -100,6 +156,21 @@ REST_FRAMEWORK = {
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
     "EXCEPTION_HANDLER": "leaderboard.api.errors.envelope_exception_handler",
+    # Over a rate: 429, Retry-After, code `throttled`. Rates are N/s, N/min, N/hour or N/day; "off" turns one off.
+    "DEFAULT_THROTTLE_CLASSES": [
+        "leaderboard.api.throttling.AnonThrottle",
+        "leaderboard.api.throttling.UserThrottle",
+        "leaderboard.api.throttling.ScopedThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        scope: None if rate.strip().lower() in ("", "off", "none") else rate.strip()
+        for scope, rate in {
+            "anon": env("THROTTLE_ANON_RATE", default="300/min"),
+            "user": env("THROTTLE_USER_RATE", default="600/min"),
+            "submissions": env("THROTTLE_SUBMISSION_RATE", default="120/hour"),
+            "auth_failure": env("THROTTLE_AUTH_FAILURE_RATE", default="20/min"),
+        }.items()
+    },
 }
 
 SPECTACULAR_SETTINGS = {
@@ -111,7 +182,7 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
     "ENUM_NAME_OVERRIDES": {
-        "SubmissionStatusEnum": ["pending", "accepted", "rejected", "valid"],
+        "SubmissionStatusEnum": ["pending", "accepted", "rejected", "failed", "valid"],
         "EntryStatusEnum": "leaderboard.models.Entry.Status",
     },
 }
@@ -133,10 +204,39 @@ CELERY_RESULT_BACKEND = env("CELERY_RESULT_BACKEND", default="") or (
     CELERY_BROKER_URL if CELERY_BROKER_URL.startswith(("redis://", "rediss://")) else None
 )
 CELERY_TASK_IGNORE_RESULT = True
+# No submission lost with a worker: a message is acknowledged only once its task has finished, a child killed
+# mid-task hands its message back, and Redis hands out again a message a dead worker held, after the visibility
+# timeout. Judging twice is harmless (the judge is idempotent), so the timeout is kept short: shorter than the
+# judge's hard limit, so a lost judging is redone within minutes rather than the hour Redis waits by default.
 CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_TIME_LIMIT = 10 * 60
 CELERY_TASK_SOFT_TIME_LIMIT = 9 * 60
+SUBMISSION_JUDGE_SOFT_TIME_LIMIT_SECONDS = env.int("SUBMISSION_JUDGE_SOFT_TIME_LIMIT_SECONDS", default=120)
+SUBMISSION_JUDGE_TIME_LIMIT_SECONDS = SUBMISSION_JUDGE_SOFT_TIME_LIMIT_SECONDS + 30
+CELERY_VISIBILITY_TIMEOUT = env.int("CELERY_VISIBILITY_TIMEOUT", default=SUBMISSION_JUDGE_SOFT_TIME_LIMIT_SECONDS)
+# A web request never waits long on a broker that is down: it answers 503 `queue_unavailable` and stores nothing.
+CELERY_BROKER_CONNECTION_TIMEOUT = 2
+CELERY_BROKER_TRANSPORT_OPTIONS = {
+    "visibility_timeout": CELERY_VISIBILITY_TIMEOUT,
+    "socket_connect_timeout": 2,
+    "socket_timeout": 5,
+}
+CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.5, "interval_max": 0.5}
+# The sweep (Celery beat: `celery -A config beat`) queues again a submission pending longer than the deadline,
+# and records `failed` (`judging_failed`) for one queued SUBMISSION_JUDGE_MAX_TRIES times or whose judging
+# started that many times without a verdict (a file that kills its worker).
+SUBMISSION_JUDGE_DEADLINE_SECONDS = env.int(
+    "SUBMISSION_JUDGE_DEADLINE_SECONDS", default=CELERY_VISIBILITY_TIMEOUT + SUBMISSION_JUDGE_TIME_LIMIT_SECONDS
+)
+SUBMISSION_JUDGE_MAX_TRIES = env.int("SUBMISSION_JUDGE_MAX_TRIES", default=3)
+SUBMISSION_SWEEP_SECONDS = env.int("SUBMISSION_SWEEP_SECONDS", default=60)
+CELERY_BEAT_SCHEDULE = {
+    "submissions-sweep": {"task": "leaderboard.submissions_sweep", "schedule": SUBMISSION_SWEEP_SECONDS},
+}
+# An Idempotency-Key is remembered this long per submitter.
+IDEMPOTENCY_KEY_HOURS = 24
 
 LOGGING = {
     "version": 1,

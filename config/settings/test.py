@@ -1,7 +1,10 @@
 """The test suite: fast hashing, in-process Celery, an in-memory SQLite unless DATABASE_URL says otherwise."""
 
+import tempfile
+from pathlib import Path
+
 from config.settings.base import *  # noqa: F403
-from config.settings.base import env
+from config.settings.base import REST_FRAMEWORK, env
 
 DEBUG = False
 SECRET_KEY = "dawnboard-test-key"
@@ -17,3 +20,9 @@ LOGGING = {"version": 1, "disable_existing_loggers": False}
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True
 PAGE_CACHE_SECONDS = 0  # tests see every page rendered; tests of the cache turn it on themselves
+# No test meets a throttle unless it sets a rate itself (tests/leaderboard/api/test_throttling.py).
+REST_FRAMEWORK = {
+    **REST_FRAMEWORK,
+    "DEFAULT_THROTTLE_RATES": {scope: None for scope in REST_FRAMEWORK["DEFAULT_THROTTLE_RATES"]},
+}
+FILE_UPLOAD_TEMP_DIR = str(Path(tempfile.gettempdir()) / "dawnboard-test-uploads")

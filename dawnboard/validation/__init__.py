@@ -2,17 +2,25 @@
 
 `validate_submission` sees an entry document and a training log as rows, through the readers of
 their format (`dawnboard.formats`), never their bytes; it applies a task version's rules and
-recomputes every result. It returns an `IngestResult` with warnings, or an `IngestRejection` with every error
-found; either lists the warnings that question a figure first.
+recomputes every result. It returns an `IngestResult` with warnings, or an `IngestRejection` with the errors
+found (at most `MAX_ISSUES_PER_CODE` of each code, then how many more); either lists the warnings that
+question a figure first.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from dawnboard.curve import curve_point_indices
 from dawnboard.documents import EntrySource, LogSource, TrainingLog
-from dawnboard.errors import ErrorCode, Issue, RejectedInput, WarningCode, most_important_first
+from dawnboard.errors import (
+    ErrorCode,
+    Issue,
+    RejectedInput,
+    WarningCode,
+    capped_per_code,
+    most_important_first,
+)
 from dawnboard.results import Results
 from dawnboard.rules import TRACKS, RulesCatalog, Scale, TaskRules, Track
 from dawnboard.scoring import (
@@ -48,17 +56,24 @@ class IngestResult:
     accepted = True
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "warnings", most_important_first(self.warnings))
+        object.__setattr__(self, "warnings", _listed_warnings(self.warnings))
 
 
 @dataclass(frozen=True)
 class IngestRejection:
+    """A refused submission. Every checker's errors pass through here, so the per-code cap covers them all."""
+
     errors: list[Issue]
     warnings: list[Issue] = field(default_factory=list)
     accepted = False
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "warnings", most_important_first(self.warnings))
+        object.__setattr__(self, "errors", capped_per_code(self.errors))
+        object.__setattr__(self, "warnings", _listed_warnings(self.warnings))
+
+
+def _listed_warnings(warnings: list[Issue]) -> list[Issue]:
+    return most_important_first(capped_per_code(warnings, kind="warnings"))
 
 
 def validate_submission(
@@ -212,6 +227,4 @@ def _curve(log: TrainingLog, crossing: int) -> list[CurvePoint]:
 
 def _in_file(issue: Issue, file_field: str) -> Issue:
     """Errors about a file's contents name the upload field when they name nothing more precise."""
-    if issue.field is None:
-        return Issue(code=issue.code, message=issue.message, field=file_field, line=issue.line)
-    return issue
+    return replace(issue, field=file_field) if issue.field is None else issue

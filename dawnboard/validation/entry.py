@@ -1,6 +1,8 @@
 """Check a DAWNBench v1.0 entry document (the parsed JSON) field by field.
 
-Numbers arrive as `Decimal` exactly as written; NaN and Infinity literals as `NonFiniteNumber`.
+Numbers arrive as `Decimal` exactly as written; NaN and Infinity literals as `NonFiniteNumber`; numbers no
+reader can hold as `OutOfRangeNumber`. A number may have any exponent, so no arithmetic touches one
+before its magnitude is known to be sane: comparisons are exact and never round.
 """
 
 from __future__ import annotations
@@ -11,9 +13,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
+from urllib.parse import urlsplit
 
-from dawnboard.documents import NonFiniteNumber, plain_json
-from dawnboard.errors import ErrorCode, Issue, WarningCode
+from dawnboard.documents import NonFiniteNumber, OutOfRangeNumber, plain_json
+from dawnboard.errors import ErrorCode, Issue, IssueCounter, WarningCode, listed, shown
 from dawnboard.rules import FRACTION, TaskRules, Track
 from dawnboard.scoring import inference_cost_usd_per_item
 
@@ -33,6 +36,11 @@ MAX_URL_LENGTH = 2000
 MAX_ENTRY_NUMBER = Decimal("1e9")
 MIN_ENTRY_NUMBER = Decimal("1e-15")  # smallest non-zero price or latency taken as a real figure
 MAX_STORED_NUMBER = Decimal("1e300")
+URL_SCHEMES = ("http", "https")
+# Whitespace and control characters (C0, DEL, C1): no link needs one, and browsers drop some of them
+# when they read a scheme, which is how `java\tscript:` slips past a naive check.
+URL_FORBIDDEN = re.compile(r"[\s\x00-\x1f\x7f-\x9f]")
+MAX_PATH_CHARACTERS = 200  # of a field's path named in an error (the keys are the submitter's)
 
 
 @dataclass(frozen=True)
@@ -96,6 +104,8 @@ def check_entry(
             errors.append(
                 Issue(ErrorCode.TEXT_TOO_LONG, f"'{name}' is {len(value)} characters; at most {limit}.", field=name)
             )
+    if text_values.get("codeURL") and not _has_error(errors, "codeURL"):
+        _check_code_url(text_values["codeURL"], errors)
 
     entry_date = None
     if "timestamp" in text_values:
@@ -109,7 +119,7 @@ def check_entry(
             errors.append(
                 Issue(
                     ErrorCode.UNKNOWN_VERSION,
-                    f"Unknown version '{text_values['version']}'; this task accepts: {known}.",
+                    f"Unknown version '{shown(text_values['version'])}'; this task accepts: {known}.",
                     field="version",
                 )
             )
@@ -139,7 +149,7 @@ def check_entry(
         warnings.append(
             Issue(
                 WarningCode.UNKNOWN_FIELDS,
-                f"Fields the task's DAWNBench format does not document were kept as submitted: {', '.join(unknown)}.",
+                f"Fields the task's DAWNBench format does not document were kept as submitted: {listed(unknown)}.",
                 field=unknown[0],
             )
         )
@@ -173,34 +183,74 @@ def check_entry(
 def _unstorable_values(document: dict) -> list[Issue]:
     """NaN/Infinity literals, numbers too large to store, text no database can store, and nesting too deep.
 
-    Walks the document without recursion, so a hostile depth cannot exhaust the stack.
+    Walks the document without recursion, so a hostile depth cannot exhaust the stack. Past
+    MAX_ISSUES_PER_CODE of a code it only counts, and a value's path is spelled out only for an issue
+    (a long key over a long list would otherwise be copied into every item's path): the walk costs
+    time and memory in proportion to the document, whatever it holds.
     """
-    issues: list[Issue] = []
-    pending: list[tuple[str, Any, int]] = [("", document, 0)]
+    found = IssueCounter()
+    pending: list[tuple[Any, int, _Step | None]] = [(document, 0, None)]
     while pending:
-        path, value, depth = pending.pop()
+        value, depth, step = pending.pop()
         if depth > MAX_JSON_DEPTH:
             return [Issue(ErrorCode.INVALID_JSON, f"The entry is nested more than {MAX_JSON_DEPTH} levels deep.")]
         if isinstance(value, NonFiniteNumber):
-            issues.append(
-                Issue(ErrorCode.NON_FINITE_NUMBER, f"'{path}' is {value!s}; numbers must be finite.", field=path)
-            )
-        elif isinstance(value, (int, Decimal)) and not isinstance(value, bool) and abs(value) > MAX_STORED_NUMBER:
-            issues.append(
-                Issue(ErrorCode.NUMBER_OUT_OF_RANGE, f"'{path}' is too large to be a real figure.", field=path)
-            )
+            if found.wants(ErrorCode.NON_FINITE_NUMBER):
+                path = _path(step)
+                found.listed.append(
+                    Issue(ErrorCode.NON_FINITE_NUMBER, f"'{path}' is {value!s}; numbers must be finite.", field=path)
+                )
+        elif _too_large_to_store(value):
+            if found.wants(ErrorCode.NUMBER_OUT_OF_RANGE):
+                path = _path(step)
+                found.listed.append(
+                    Issue(
+                        ErrorCode.NUMBER_OUT_OF_RANGE,
+                        f"'{path}' = {shown(value)} is too large to be a real figure.",
+                        field=path,
+                    )
+                )
         elif isinstance(value, str) and (problem := _unstorable_text(value)):
-            issues.append(Issue(ErrorCode.INVALID_TEXT, f"'{path}' contains {problem}.", field=path))
+            if found.wants(ErrorCode.INVALID_TEXT):
+                path = _path(step)
+                found.listed.append(Issue(ErrorCode.INVALID_TEXT, f"'{path}' contains {problem}.", field=path))
         elif isinstance(value, dict):
-            issues.extend(
-                Issue(ErrorCode.INVALID_TEXT, f"A key of '{path or 'the entry'}' contains {problem}.", field=path)
-                for key in value
-                if (problem := _unstorable_text(key))
-            )
-            pending.extend((_join(path, key), item, depth + 1) for key, item in value.items())
+            for key in value:
+                if (problem := _unstorable_text(key)) and found.wants(ErrorCode.INVALID_TEXT):
+                    path = _path(step)
+                    message = f"A key of '{path or 'the entry'}' contains {problem}."
+                    found.listed.append(Issue(ErrorCode.INVALID_TEXT, message, field=path))
+            pending.extend((item, depth + 1, (step, key)) for key, item in value.items())
         elif isinstance(value, list):
-            pending.extend((f"{path}[{i}]", item, depth + 1) for i, item in enumerate(value))
-    return sorted(issues, key=lambda issue: issue.field or "")
+            pending.extend((item, depth + 1, (step, index)) for index, item in enumerate(value))
+    found.listed.sort(key=lambda issue: issue.field or "")
+    return found.issues()
+
+
+# Where a value stands in the document: (the step to its parent, its key or index), None for the document.
+_Step = tuple[Any, str | int]
+
+
+def _path(step: _Step | None) -> str:
+    """The path of a value, as `misc.runs[3].loss`; a very long one is cut short in the middle."""
+    parts: list[str] = []
+    while step is not None:
+        step, key = step
+        parts.append(f"[{key}]" if isinstance(key, int) else f".{key}")
+    path = "".join(reversed(parts)).removeprefix(".")
+    if len(path) <= MAX_PATH_CHARACTERS:
+        return path
+    half = (MAX_PATH_CHARACTERS - 3) // 2
+    return f"{path[:half]}...{path[-half:]}"
+
+
+def _too_large_to_store(value: Any) -> bool:
+    """Whether a number is past MAX_STORED_NUMBER, decided without arithmetic (`abs` rounds, and can overflow)."""
+    if isinstance(value, OutOfRangeNumber):
+        return True
+    if isinstance(value, Decimal):
+        return value.copy_abs() > MAX_STORED_NUMBER  # copy_abs is exact and ignores the context
+    return isinstance(value, int) and not isinstance(value, bool) and abs(value) > MAX_STORED_NUMBER
 
 
 def _unstorable_text(text: str) -> str | None:
@@ -214,10 +264,6 @@ def _unstorable_text(text: str) -> str | None:
     return None
 
 
-def _join(path: str, key: str) -> str:
-    return f"{path}.{key}" if path else key
-
-
 def _wrong_type(name: str, value: Any, expected: str) -> Issue:
     return Issue(ErrorCode.WRONG_TYPE, f"'{name}' must be {expected}, not {_json_type(value)}.", field=name)
 
@@ -225,7 +271,7 @@ def _wrong_type(name: str, value: Any, expected: str) -> Issue:
 def _json_type(value: Any) -> str:
     if isinstance(value, bool):
         return "a boolean"
-    if isinstance(value, (int, float, Decimal)):
+    if isinstance(value, (int, float, Decimal, OutOfRangeNumber)):
         return "a number"
     if isinstance(value, str):
         return "a string"
@@ -251,7 +297,7 @@ def _parse_date(text: str, errors: list[Issue], warnings: list[Issue]) -> dateti
         errors.append(
             Issue(
                 ErrorCode.INVALID_DATE,
-                f"'timestamp' must be a date written yyyy-mm-dd, not '{text}'.",
+                f"'timestamp' must be a date written yyyy-mm-dd, not '{shown(text)}'.",
                 field="timestamp",
             )
         )
@@ -270,20 +316,22 @@ def _parse_date(text: str, errors: list[Issue], warnings: list[Issue]) -> dateti
 def _number(document: dict, name: str, errors: list[Issue]) -> Decimal | None:
     """A non-negative finite number, or None when absent or null; errors are appended."""
     value = document.get(name)
-    if value is None or isinstance(value, NonFiniteNumber) or _has_error(errors, name):
+    if value is None or isinstance(value, (NonFiniteNumber, OutOfRangeNumber)) or _has_error(errors, name):
         return None  # absent, or already reported
     if isinstance(value, bool) or not isinstance(value, (int, Decimal)):
         errors.append(_wrong_type(name, value, "a number"))
         return None
-    number = Decimal(value)
+    number = Decimal(value)  # exact for an int; the comparisons below are exact too, whatever the exponent
     if number < 0:
-        errors.append(Issue(ErrorCode.NEGATIVE_NUMBER, f"'{name}' must not be negative (got {value}).", field=name))
+        errors.append(
+            Issue(ErrorCode.NEGATIVE_NUMBER, f"'{name}' must not be negative (got {shown(value)}).", field=name)
+        )
         return None
     if number > MAX_ENTRY_NUMBER or 0 < number < MIN_ENTRY_NUMBER:
         errors.append(
             Issue(
                 ErrorCode.NUMBER_OUT_OF_RANGE,
-                f"'{name}' = {value} is beyond any real figure (between {MIN_ENTRY_NUMBER:.0e} and "
+                f"'{name}' = {shown(value)} is beyond any real figure (between {MIN_ENTRY_NUMBER:.0e} and "
                 f"{MAX_ENTRY_NUMBER:.0e}, or 0).",
                 field=name,
             )
@@ -315,7 +363,7 @@ def _inference_accuracy(
         warnings.append(
             Issue(
                 WarningCode.METRIC_PERCENT_CONVERTED,
-                f"'{name}' = {value} read as a percent and converted to the fraction {value / 100}.",
+                f"'{name}' = {shown(value)} read as a percent and converted to the fraction {shown(value / 100)}.",
                 field=name,
             )
         )
@@ -324,7 +372,7 @@ def _inference_accuracy(
         errors.append(
             Issue(
                 ErrorCode.METRIC_OUT_OF_RANGE,
-                f"'{name}' = {value} is outside the range of {some_rules.metric_label} "
+                f"'{name}' = {shown(value)} is outside the range of {some_rules.metric_label} "
                 f"(0 to {some_rules.upper_bound:g}).",
                 field=name,
             )
@@ -334,7 +382,8 @@ def _inference_accuracy(
         errors.append(
             Issue(
                 ErrorCode.ACCURACY_BELOW_THRESHOLD,
-                f"'{name}' = {value} is below the {rules.task_slug} {rules.version} threshold of {rules.threshold}.",
+                f"'{name}' = {shown(value)} is below the {rules.task_slug} {rules.version} threshold of "
+                f"{rules.threshold}.",
                 field=name,
             )
         )
@@ -353,7 +402,30 @@ def _check_cost_consistency(numbers: dict[str, Decimal | None], warnings: list[I
         warnings.append(
             Issue(
                 WarningCode.COST_MISMATCH,
-                f"'cost' = {cost} USD per item disagrees by more than 1 % with costPerHour x latency = {expected:.6e}.",
+                f"'cost' = {shown(cost)} USD per item disagrees by more than 1 % with costPerHour x latency = "
+                f"{expected:.6e}.",
                 field="cost",
+            )
+        )
+
+
+def _check_code_url(url: str, errors: list[Issue]) -> None:
+    """A link the pages can render as an href safely: absolute http(s) with a host, nothing else.
+
+    A `javascript:` or `data:` link would run in the reader's browser; a relative one would point into
+    Dawnboard itself.
+    """
+    try:
+        parts = None if URL_FORBIDDEN.search(url) else urlsplit(url)
+        host = parts.hostname if parts is not None and parts.scheme in URL_SCHEMES and parts.port != 0 else None
+    except ValueError:  # an unclosed IPv6 bracket, or a port that is not a number from 1 to 65535
+        host = None
+    if not host:
+        errors.append(
+            Issue(
+                ErrorCode.INVALID_URL,
+                f"'codeURL' must be an absolute http:// or https:// link with a host, such as "
+                f"https://github.com/you/your-repo, without spaces; not '{shown(url)}'.",
+                field="codeURL",
             )
         )

@@ -2,16 +2,25 @@
 
 from __future__ import annotations
 
+from django.http import JsonResponse
+from django.views.defaults import page_not_found
 from rest_framework import exceptions, status
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
+
+API_PREFIX = "/api/"
+# What to send instead, for a view that reads multipart forms and not JSON: the submission endpoint.
+UPLOAD_HINT = (
+    "Send multipart/form-data: the fields task (a task slug) and track (train or inference), the file entry "
+    "(the DAWNBench entry JSON) and, for a training entry, the file log (its TSV log)."
+)
 
 
 def envelope_exception_handler(exc, context):
     response = exception_handler(exc, context)
     if response is None:
         return None
-    response.data = {"status": "rejected", "errors": _issues(exc, response.data)}
+    response.data = {"status": "rejected", "errors": _issues(exc, response.data, context.get("view"))}
     return response
 
 
@@ -19,7 +28,15 @@ def rejected_response(errors: list[dict], *, http_status: int = status.HTTP_400_
     return Response({"status": "rejected", "errors": errors, **extra}, status=http_status)
 
 
-def _issues(exc, data) -> list[dict]:
+def not_found(request, exception=None):
+    """Django's handler404: under /api/ the envelope (code `not_found`) instead of the HTML page."""
+    if not request.path.startswith(API_PREFIX):
+        return page_not_found(request, exception)
+    message = f"No API endpoint is at {request.path}; GET /api/v1/ lists them."
+    return JsonResponse({"status": "rejected", "errors": [{"code": "not_found", "message": message}]}, status=404)
+
+
+def _issues(exc, data, view) -> list[dict]:
     if isinstance(exc, exceptions.ValidationError) and isinstance(exc.detail, dict):
         return [
             {"code": detail.code, "message": str(detail), "field": field}
@@ -28,4 +45,15 @@ def _issues(exc, data) -> list[dict]:
         ]
     detail = getattr(exc, "detail", None)
     code = getattr(detail, "code", None) or getattr(exc, "default_code", "error")
-    return [{"code": code, "message": str(detail if detail is not None else data)}]
+    message = str(detail if detail is not None else data)
+    if isinstance(exc, exceptions.UnsupportedMediaType):
+        message = f"{message} {_media_type_hint(view)}"
+    return [{"code": code, "message": message}]
+
+
+def _media_type_hint(view) -> str:
+    """What the view reads: a JSON body sent to the submission endpoint is the usual mistake."""
+    media_types = [parser.media_type for parser in getattr(view, "parser_classes", [])]
+    if "multipart/form-data" in media_types and "application/json" not in media_types:
+        return UPLOAD_HINT
+    return f"Send one of: {', '.join(media_types)}."

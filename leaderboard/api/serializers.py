@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from leaderboard import selectors
-from leaderboard.models import CurvePoint, Entry, SubmittedFile, Task, TaskVersion
+from leaderboard.models import CurvePoint, Entry, Submission, SubmittedFile, Task, TaskVersion
 from leaderboard.services import entry_results
+from pricing.domain.cost import usd_text
 
 
 class SubmissionRequestSerializer(serializers.Serializer):
@@ -26,14 +28,46 @@ class IssueSerializer(serializers.Serializer):
     line = serializers.IntegerField(required=False)
 
 
+SUBMISSION_STATUSES = ["pending", "accepted", "rejected", "failed", "valid"]
+
+
 class SubmissionVerdictSerializer(serializers.Serializer):
     id = serializers.IntegerField(allow_null=True)
-    status = serializers.ChoiceField(choices=["pending", "accepted", "rejected", "valid"])
+    status = serializers.ChoiceField(choices=SUBMISSION_STATUSES)
     warnings = IssueSerializer(many=True)
     errors = IssueSerializer(many=True, required=False)
     results = serializers.DictField(allow_null=True)
     url = serializers.CharField(allow_null=True)
     entry_url = serializers.CharField(allow_null=True, required=False)
+
+
+class SubmissionListItemSerializer(serializers.ModelSerializer):
+    """One of the caller's submissions in `GET /api/v1/submissions/`: its state and its verdict's codes."""
+
+    task = serializers.CharField(source="task_slug")
+    url = serializers.HyperlinkedIdentityField(view_name="api:submission-detail")
+    entry_url = serializers.SerializerMethodField()
+    error_codes = serializers.SerializerMethodField()
+    warning_codes = serializers.SerializerMethodField()
+
+    class Meta:
+        model = Submission
+        fields = [
+            "id", "status", "task", "track", "source", "created_at", "decided_at",
+            "url", "entry_url", "error_codes", "warning_codes",
+        ]  # fmt: skip
+
+    def get_entry_url(self, submission) -> str | None:
+        entry = getattr(submission, "entry", None) if submission.status == Submission.Status.ACCEPTED else None
+        if entry is None:
+            return None
+        return self.context["request"].build_absolute_uri(reverse("api:entry-detail", kwargs={"pk": entry.id}))
+
+    def get_error_codes(self, submission) -> list[str]:
+        return sorted({issue.get("code", "") for issue in submission.errors})
+
+    def get_warning_codes(self, submission) -> list[str]:
+        return sorted({issue.get("code", "") for issue in submission.warnings})
 
 
 class LeaderboardRowSerializer(serializers.Serializer):
@@ -60,6 +94,25 @@ class LeaderboardSerializer(serializers.Serializer):
         help_text="The latency statistic ranking the inference-latency board, when one was asked for.",
     )
     results = LeaderboardRowSerializer(many=True)
+
+
+class ApiEndpointsSerializer(serializers.Serializer):
+    submissions = serializers.URLField()
+    submission = serializers.CharField(help_text="With {id} to fill in.")
+    entries = serializers.URLField()
+    entry = serializers.CharField(help_text="With {id} to fill in.")
+    leaderboard = serializers.CharField(help_text="With {task} and {metric} to fill in.")
+    tasks = serializers.URLField()
+    reference_runs = serializers.URLField()
+    instances = serializers.URLField()
+
+
+class ApiRootSerializer(serializers.Serializer):
+    """`GET /api/v1/`; for the schema only."""
+
+    endpoints = ApiEndpointsSerializer()
+    schema = serializers.URLField(help_text="The OpenAPI schema.")
+    docs = serializers.URLField(help_text="The schema as Swagger UI.")
 
 
 class TaskVersionSerializer(serializers.ModelSerializer):
@@ -152,7 +205,11 @@ class EntryDetailSerializer(EntrySerializer):
 
     def get_cost_policies(self, entry: Entry) -> list[dict]:
         return [
-            {"policy": cost.policy, "usd": None if cost.usd is None else str(cost.usd), "arithmetic": cost.arithmetic}
+            {
+                "policy": cost.policy,
+                "usd": None if cost.usd is None else usd_text(cost.usd),
+                "arithmetic": cost.arithmetic,
+            }
             for cost in self._accounting(entry).costs
         ]
 

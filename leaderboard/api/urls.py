@@ -5,6 +5,7 @@ from leaderboard.api import views
 app_name = "api"
 
 urlpatterns = [
+    path("", views.ApiRootView.as_view(), name="root"),
     path("submissions/", views.SubmissionCreateView.as_view(), name="submission-create"),
     path("submissions/<int:pk>/", views.SubmissionDetailView.as_view(), name="submission-detail"),
     path("entries/", views.EntryListView.as_view(), name="entry-list"),

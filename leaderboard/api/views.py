@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 from django.urls import reverse
 from django_filters import rest_framework as filters
 from drf_spectacular.utils import OpenApiParameter, extend_schema
-from rest_framework import generics, status
-from rest_framework.exceptions import NotFound, PermissionDenied
+from rest_framework import generics, status, throttling
+from rest_framework.exceptions import ErrorDetail, NotFound, PermissionDenied, ValidationError
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
 from rest_framework.response import Response
@@ -16,15 +18,21 @@ from dawnboard.rules import Track
 from leaderboard import selectors
 from leaderboard.api.errors import rejected_response
 from leaderboard.api.serializers import (
+    ApiRootSerializer,
     EntryDetailSerializer,
     EntrySerializer,
     LeaderboardSerializer,
+    SubmissionListItemSerializer,
     SubmissionRequestSerializer,
     SubmissionVerdictSerializer,
     TaskSerializer,
 )
+from leaderboard.forms import whole_number
 from leaderboard.models import Entry, Submission, Task
+from leaderboard.page_cache import cached_value
 from leaderboard.services import (
+    IdempotencyKeyReused,
+    QueueUnavailable,
     SubmissionOutcome,
     SubmissionRejected,
     submission_create,
@@ -40,41 +48,120 @@ HTTP_STATUS_OF = {
     "rejected": status.HTTP_400_BAD_REQUEST,
 }
 TRUE_VALUES = {"1", "true", "yes", "on"}
+LEADERBOARD_LIMIT = 100  # rows of a leaderboard unless ?limit= says otherwise
+LEADERBOARD_MAX_LIMIT = 1000
+IDEMPOTENCY_HEADER = "Idempotency-Key"
+IDEMPOTENCY_KEY_PATTERN = re.compile(r"[\x21-\x7e]{1,200}")
 
 
-class SubmissionCreateView(APIView):
-    """Submit an entry JSON (and, for training, its TSV log). `?dry_run=1` validates and stores nothing."""
+class SubmissionCreateView(generics.ListAPIView):
+    """Submit an entry JSON (and, for training, its TSV log); list your own submissions, newest first.
+
+    `?dry_run=1` validates and stores nothing. An `Idempotency-Key` header makes a retried POST safe: the same
+    key with the same files answers the first submission again (200, same id) instead of making a second.
+    """
 
     permission_classes = [IsAuthenticated]
     parser_classes = [MultiPartParser, FormParser]
+    serializer_class = SubmissionListItemSerializer
+    throttle_scope = "submissions"  # THROTTLE_SUBMISSION_RATE per submitter, on top of the user and IP rates
+
+    def get_throttles(self):
+        """The submissions rate counts submissions: reading your own list is only under the user rate."""
+        throttles = super().get_throttles()
+        if self.request.method == "POST":
+            return throttles
+        return [throttle for throttle in throttles if not isinstance(throttle, throttling.ScopedRateThrottle)]
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter(
+                "status", str, enum=list(Submission.Status.values), description="Only submissions in this state."
+            )
+        ],
+    )
+    def get(self, request, *args, **kwargs):
+        return super().get(request, *args, **kwargs)
+
+    def get_queryset(self):
+        if getattr(self, "swagger_fake_view", False):  # drf-spectacular reads the model; there is no caller
+            return Submission.objects.none()
+        wanted = self.request.query_params.get("status")
+        if wanted is not None and wanted not in Submission.Status.values:
+            raise ValidationError(
+                {"status": ErrorDetail(f"status is one of {', '.join(Submission.Status.values)}.", "invalid_status")}
+            )
+        return selectors.submissions_of(user=self.request.user, status=wanted)
 
     @extend_schema(
         request={"multipart/form-data": SubmissionRequestSerializer},
-        parameters=[OpenApiParameter("dry_run", bool, description="Validate only; store nothing.")],
+        parameters=[
+            OpenApiParameter("dry_run", bool, description="Validate only; store nothing."),
+            OpenApiParameter(
+                IDEMPOTENCY_HEADER,
+                str,
+                location=OpenApiParameter.HEADER,
+                description="Any unique string up to 200 visible ASCII characters (a UUID, say); kept 24 h.",
+            ),
+        ],
         responses={
+            200: SubmissionVerdictSerializer,
             201: SubmissionVerdictSerializer,
             202: SubmissionVerdictSerializer,
             400: SubmissionVerdictSerializer,
+            422: SubmissionVerdictSerializer,
+            503: SubmissionVerdictSerializer,
         },
     )
     def post(self, request):
         submitter = getattr(request.user, "submitter", None)
         if submitter is None:
             raise PermissionDenied("This account is not a submitter.", code="not_a_submitter")
+        idempotency_key = request.headers.get(IDEMPOTENCY_HEADER, "")
+        if idempotency_key and not IDEMPOTENCY_KEY_PATTERN.fullmatch(idempotency_key):
+            return rejected_response(
+                [
+                    {
+                        "code": "invalid_idempotency_key",
+                        "message": "Idempotency-Key is 1 to 200 visible ASCII characters (a UUID, say).",
+                        "field": IDEMPOTENCY_HEADER,
+                    }
+                ]
+            )
         try:
             entry = _optional_upload(request, "entry")
             log = _optional_upload(request, "log")
         except SubmissionRejected as rejected:
             return rejected_response([issue.as_dict() for issue in rejected.issues], id=None)
-        outcome = submission_create(
-            task_slug=request.data.get("task", "").strip(),
-            track=request.data.get("track", "").strip(),
-            entry=entry,
-            log=log,
-            source=Submission.Source.API,
-            submitter=submitter,
-            dry_run=request.query_params.get("dry_run", "").lower() in TRUE_VALUES,
-        )
+        try:
+            outcome = submission_create(
+                task_slug=request.data.get("task", "").strip(),
+                track=request.data.get("track", "").strip(),
+                entry=entry,
+                log=log,
+                source=Submission.Source.API,
+                submitter=submitter,
+                dry_run=request.query_params.get("dry_run", "").lower() in TRUE_VALUES,
+                idempotency_key=idempotency_key,
+            )
+        except IdempotencyKeyReused as reused:
+            return rejected_response(
+                [{"code": "idempotency_key_reused", "message": str(reused), "field": IDEMPOTENCY_HEADER}],
+                http_status=status.HTTP_422_UNPROCESSABLE_ENTITY,
+                id=reused.submission_id,
+            )
+        except QueueUnavailable as unavailable:
+            response = rejected_response(
+                [{"code": "queue_unavailable", "message": str(unavailable)}],
+                http_status=status.HTTP_503_SERVICE_UNAVAILABLE,
+                id=None,
+            )
+            response["Retry-After"] = str(unavailable.retry_after_seconds)
+            return response
+        if outcome.replayed:
+            response = Response(verdict_payload(outcome, request), status=status.HTTP_200_OK)
+            response["Idempotent-Replayed"] = "true"
+            return response
         return Response(verdict_payload(outcome, request), status=HTTP_STATUS_OF[outcome.status])
 
 
@@ -126,7 +213,11 @@ class LeaderboardView(APIView):
 
     @extend_schema(
         parameters=[
-            OpenApiParameter("limit", int, description="At most this many rows."),
+            OpenApiParameter(
+                "limit",
+                int,
+                description=f"At most this many rows: 1 to {LEADERBOARD_MAX_LIMIT} (default {LEADERBOARD_LIMIT}).",
+            ),
             OpenApiParameter(
                 "cost_basis",
                 str,
@@ -144,19 +235,20 @@ class LeaderboardView(APIView):
         responses={200: LeaderboardSerializer},
     )
     def get(self, request, task: str, metric: str):
-        limit = request.query_params.get("limit")
-        if limit is not None and (not limit.isdigit() or int(limit) < 1):
-            return rejected_response(
-                [{"code": "invalid_limit", "message": "limit must be a positive whole number.", "field": "limit"}]
-            )
-        try:
-            board = selectors.leaderboard(
-                task_slug=task,
-                metric_slug=metric,
-                limit=int(limit) if limit else None,
-                cost_basis=request.query_params.get("cost_basis"),
-                latency_stat=request.query_params.get("latency_stat"),
-            )
+        given_limit = request.query_params.get("limit")
+        limit = LEADERBOARD_LIMIT if given_limit is None else whole_number(given_limit, maximum=LEADERBOARD_MAX_LIMIT)
+        if limit is None:
+            message = f"limit is a whole number from 1 to {LEADERBOARD_MAX_LIMIT} (default {LEADERBOARD_LIMIT})."
+            return rejected_response([{"code": "invalid_limit", "message": message, "field": "limit"}])
+        asked = {
+            "task_slug": task,
+            "metric_slug": metric,
+            "limit": limit,
+            "cost_basis": request.query_params.get("cost_basis"),
+            "latency_stat": request.query_params.get("latency_stat"),
+        }
+        try:  # cached under what decides the document, as parsed, and nothing else
+            board = cached_value(kind="leaderboard", parameters=asked, compute=lambda: selectors.leaderboard(**asked))
         except selectors.UnknownLeaderboard as unknown:
             # An unknown task or metric names no resource; an unknown cost basis or latency statistic is a bad
             # parameter.
@@ -173,6 +265,32 @@ class TaskListView(generics.ListAPIView):
     serializer_class = TaskSerializer
     pagination_class = None
     queryset = Task.objects.prefetch_related("versions")
+
+
+class ApiRootView(APIView):
+    """What the API offers: each endpoint's address ({braces} mark a part to fill in), the schema, the docs."""
+
+    @extend_schema(responses={200: ApiRootSerializer})
+    def get(self, request):
+        def absolute(view_name: str, suffix: str = "") -> str:
+            return request.build_absolute_uri(reverse(view_name)) + suffix
+
+        return Response(
+            {
+                "endpoints": {
+                    "submissions": absolute("api:submission-create"),
+                    "submission": absolute("api:submission-create", "{id}/"),
+                    "entries": absolute("api:entry-list"),
+                    "entry": absolute("api:entry-list", "{id}/"),
+                    "leaderboard": absolute("api:root", "leaderboards/{task}/{metric}/"),
+                    "tasks": absolute("api:task-list"),
+                    "reference_runs": absolute("benchmarks-api:reference-run-create"),
+                    "instances": absolute("pricing-api:instance-list"),
+                },
+                "schema": absolute("schema"),
+                "docs": absolute("api-docs"),
+            }
+        )
 
 
 def verdict_payload(outcome: SubmissionOutcome, request) -> dict:

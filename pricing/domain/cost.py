@@ -28,7 +28,16 @@ CATALOG_AT_SUBMISSION = "catalog-at-submission"
 CATALOG_TODAY = "catalog-today"
 SPOT_TODAY = "spot-today"
 COST_POLICIES = (AS_SUBMITTED, CATALOG_AT_SUBMISSION, CATALOG_TODAY, SPOT_TODAY)
+COST_POLICY_MEANINGS = {  # what a cost under each policy means, in the words a board's heading uses
+    AS_SUBMITTED: "the entry's own costPerHour (training) or cost per item (inference), DAWNBench's rule",
+    CATALOG_AT_SUBMISSION: "the catalog's on-demand price for the hardware on the entry's date",
+    CATALOG_TODAY: "the catalog's on-demand price for the same hardware today",
+    SPOT_TODAY: "the catalog's spot price for the same hardware today",
+}
 CLAIM_TOLERANCE = Decimal("0.10")
+# Money keeps the places an entry's stored cost has (leaderboard.models.Entry, decimal_places=20): the rest of a
+# division's 28-digit tail, and the zeros the database pads with, are digits nobody measured.
+USD_PLACES = 20
 PRICE_SHOWN_PLACES = 6  # prices are shown with at least these decimal places, and with every one the catalog has
 
 
@@ -49,6 +58,16 @@ def catalog_price(usd_per_hour: Decimal) -> Decimal:
     return usd_per_hour.quantize(Decimal(1).scaleb(-places))
 
 
+def usd_amount(usd: Decimal) -> Decimal:
+    """A cost at the precision an entry stores, without trailing zeros (0.042438765, not 0.04243876500000000000)."""
+    return usd.quantize(Decimal(1).scaleb(-USD_PLACES)).normalize()
+
+
+def usd_text(usd: Decimal) -> str:
+    """A cost as text, in plain notation: "0.042438765", "20" (never "2E+1"), "0.0000002078" (never "2.078E-7")."""
+    return f"{usd_amount(usd):f}"
+
+
 def usd_per_hour_text(usd_per_hour: Decimal) -> str:
     """A price as shown everywhere (the price command, the pricing API, every arithmetic line)."""
     return f"{catalog_price(usd_per_hour):f}"
@@ -58,7 +77,7 @@ def training_policy_cost(
     policy: str, *, seconds: Decimal, usd_per_hour: Decimal, count: int, source: str
 ) -> PolicyCost:
     """A run of `seconds` on `count` machines at `usd_per_hour` each, with its working."""
-    usd = training_cost_usd(hours=hours_of(seconds), usd_per_hour=usd_per_hour, machines=count)
+    usd = usd_amount(training_cost_usd(hours=hours_of(seconds), usd_per_hour=usd_per_hour, machines=count))
     machines = f" x {count} instances" if count > 1 else ""
     price = usd_per_hour_text(usd_per_hour)
     return PolicyCost(policy, usd, f"{hours_of(seconds):.6g} h x {price} USD/h ({source}){machines} = {usd:.6g} USD")
@@ -69,7 +88,7 @@ def inference_policy_cost(
 ) -> PolicyCost:
     """10,000 items answered in `latency_ms` each on `count` machines at `usd_per_hour` each, with its working."""
     per_item = inference_cost_usd_per_item(latency_ms=latency_ms, usd_per_hour=usd_per_hour, machines=count)
-    usd = inference_cost_usd_per_10k(cost_usd_per_item=per_item)
+    usd = usd_amount(inference_cost_usd_per_10k(cost_usd_per_item=per_item))
     machines = f" x {count} instances" if count > 1 else ""
     return PolicyCost(
         policy,

@@ -276,3 +276,15 @@ def test_an_empty_log_from_any_reader_is_refused(catalog, entry_json):
 
     assert error_codes(result) == [ErrorCode.EMPTY_LOG]
     assert result.errors[0].field == "log"
+
+
+def test_keeps_the_code_url_of_every_real_entry(dawnbench_sample, submit):
+    # Every real codeURL is an https link (one with a leading space): none is refused as unsafe.
+    for track in ("train", "inference"):
+        for entry_path in sorted((dawnbench_sample / "CIFAR10" / track).glob("*.json")):
+            log = entry_path.with_suffix(".tsv").read_bytes() if track == "train" else None
+
+            result = submit(track=track, entry=entry_path.read_bytes(), log=log)
+
+            assert result.accepted, (entry_path.name, result.errors)
+            assert result.entry.code_url == json.loads(entry_path.read_bytes()).get("codeURL", "").strip()

@@ -92,8 +92,9 @@ def test_every_policy_on_an_inference_entry(submit):
 
     assert costs(entry) == {
         "as-submitted": Decimal("0.025"),
-        "catalog-at-submission": Decimal("2.5") / 1000 * 10_000 * Decimal("3.00") / 3600,
-        "catalog-today": Decimal("2.5") / 1000 * 10_000 * Decimal("3.00") / 3600,
+        # 2.5 ms x 10,000 x 3.00 USD/h / 3,600,000 ms/h recurs: a cost keeps the 20 places an entry stores.
+        "catalog-at-submission": Decimal("0.02083333333333333333"),
+        "catalog-today": Decimal("0.02083333333333333333"),
         "spot-today": Decimal("2.5") / 1000 * 10_000 * Decimal("0.90") / 3600,
     }
 

@@ -116,3 +116,127 @@ def test_a_price_edited_by_staff_retires_the_cached_pages():
     quote.save()  # what the admin does
 
     assert board_generation() > before
+
+
+# --- what a key holds: the path and the parameters the page reads, as parsed ----------------------------------
+
+
+@pytest.fixture
+def keys_set(monkeypatch) -> list[str]:
+    """Every key the page cache sets, in order."""
+    keys = []
+    real_set = cache.set
+
+    def spy(key, value, *args, **kwargs):
+        keys.append(key)
+        return real_set(key, value, *args, **kwargs)
+
+    monkeypatch.setattr(cache, "set", spy)
+    return keys
+
+
+@pytest.mark.parametrize("url", ["/", "/tasks/cifar10/", "/tasks/cifar10/export.csv", "/tasks/cifar10/charts/"])
+def test_fifty_junk_parameters_make_one_cache_entry(client, api_client, keys_set, url):
+    post(api_client, model="utm-model")
+
+    responses = [client.get(url, {"utm_source": f"campaign-{n}", "fbclid": n}) for n in range(50)]
+
+    assert len(keys_set) == 1
+    assert all(response.status_code == 200 and b"utm-model" in response.content for response in responses)
+    assert not any(b"campaign-" in response.content for response in responses)  # no link carries them on
+
+
+def test_an_entry_page_is_one_cache_entry_whatever_the_query(client, api_client, keys_set):
+    post(api_client, model="utm-model")
+    url = f"/entries/{Entry.objects.get().id}/"
+
+    responses = [client.get(url, {"utm_source": f"campaign-{n}"}) for n in range(50)]
+
+    assert len(keys_set) == 1
+    assert all(b"utm-model" in response.content and b"campaign-" not in response.content for response in responses)
+
+
+def test_parameters_are_keyed_sorted_and_as_parsed(client, api_client, keys_set):
+    post(api_client, model="k80-model", hardware="1 K80")
+
+    pages = [
+        client.get("/tasks/cifar10/?hardware=k80&sort=date&order=desc&page=1").content,
+        client.get("/tasks/cifar10/?order=desc&sort=date&hardware=%20k80%20&page=01").content,
+        client.get("/tasks/cifar10/?page=1&hardware=k80&order=desc&sort=date&junk=1").content,
+    ]
+
+    assert len(keys_set) == 1
+    assert pages[0] == pages[1] == pages[2] and b"k80-model" in pages[0]
+
+
+def test_the_compare_page_is_keyed_by_the_ids_it_read(client, api_client, keys_set):
+    post(api_client, model="compared-model")
+    entry_id = Entry.objects.get().id
+
+    for entries in (f"{entry_id}", f" {entry_id} ,", f"{entry_id},{entry_id}", f"0{entry_id},x"):
+        assert b"compared-model" in client.get("/compare/", {"entries": entries}).content
+
+    assert len(keys_set) == 1
+
+
+def test_a_query_the_page_does_not_understand_is_answered_but_not_kept(client, api_client, keys_set):
+    post(api_client)
+
+    responses = [client.get("/tasks/cifar10/", {"date_from": f"junk-{n}"}) for n in range(5)]
+
+    assert keys_set == []
+    assert all(b"junk-" in response.content and b"were not understood" in response.content for response in responses)
+
+
+# --- the leaderboard API: cached like the pages ---------------------------------------------------------------
+
+BOARD = "/api/v1/leaderboards/cifar10/training-time/"
+
+
+def test_a_cached_leaderboard_costs_one_query(client, api_client, django_assert_num_queries):
+    post(api_client, model="cached-model")
+    client.get(BOARD)
+
+    with django_assert_num_queries(1):  # the board generation
+        response = client.get(BOARD)
+
+    assert [row["model"] for row in response.json()["results"]] == ["cached-model"]
+
+
+def test_a_new_entry_retires_the_cached_leaderboard(client, api_client):
+    post(api_client, model="first-model")
+    assert len(client.get(BOARD).json()["results"]) == 1
+
+    post(api_client, model="second-model")
+
+    assert len(client.get(BOARD).json()["results"]) == 2
+
+
+def test_the_leaderboard_is_keyed_by_the_parameters_that_change_it(client, api_client, keys_set):
+    post(api_client)
+
+    for query in ({}, {"limit": "100"}, {"limit": "0100", "utm_source": "x"}, {"format": "json"}):
+        assert client.get(BOARD, query).status_code == 200
+    assert len(keys_set) == 1
+
+    client.get(BOARD, {"limit": "5"})
+    client.get("/api/v1/leaderboards/cifar10/training-cost/", {"cost_basis": "catalog-today"})
+    assert len(set(keys_set)) == 3
+
+
+def test_a_bad_leaderboard_parameter_is_not_kept(client, api_client, keys_set):
+    post(api_client)
+
+    for basis in ("cheapest", "dearest"):
+        assert client.get(BOARD, {"cost_basis": basis}).status_code == 400
+
+    assert keys_set == []
+
+
+def test_pages_past_the_end_of_a_board_are_answered_but_not_kept(client, api_client, keys_set):
+    post(api_client, model="only-model")
+
+    responses = [client.get("/tasks/cifar10/", {"page": page}) for page in range(2, 12)]
+
+    assert keys_set == []
+    assert all(b"only-model" in response.content for response in responses)  # the last page, which is the first

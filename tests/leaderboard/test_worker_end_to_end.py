@@ -68,6 +68,10 @@ def stack(tmp_path_factory):
         "CELERY_REFERENCE_QUEUE": f"{database}-reference",
         "REFERENCE_RUNS_DIR": str(tmp_path_factory.mktemp("reference-runs")),
         "ALLOWED_HOSTS": "127.0.0.1",
+        # Plain http on loopback: production otherwise redirects to https and sends cookies over TLS only.
+        "SECURE_SSL_REDIRECT": "false",
+        "SESSION_COOKIE_SECURE": "false",
+        "CSRF_COOKIE_SECURE": "false",
         "STATIC_ROOT": str(tmp_path_factory.mktemp("static")),
         "PYTHONPATH": str(ROOT),
     }

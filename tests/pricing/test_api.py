@@ -114,3 +114,12 @@ def test_the_entry_api_and_page_show_every_policy_with_its_arithmetic(client, bo
     assert detail["price_warning"] and "10 %" in detail["price_warning"]
     assert detail["hardware_match"]["instance"] == "tc.gpu8"
     assert 'data-policy="catalog-today"' in html and "catalog_price_mismatch" in html
+
+
+def test_the_entry_api_gives_each_cost_without_padding_zeros(client, board):
+    # 0.03 h at the claimed 1.00 USD/h and at the catalog's 24.00 USD/h; stored, the first reads 0.030000...
+    detail = client.get(f"/api/v1/entries/{board['claims-cheap']}/").json()
+
+    usd = {cost["policy"]: cost["usd"] for cost in detail["cost_policies"]}
+    assert usd["as-submitted"] == "0.03"
+    assert usd["catalog-at-submission"] == "0.72"

@@ -48,7 +48,9 @@ class Command(BaseCommand):
         try:
             recipe = recipe_named(options["task"], options["recipe"])
         except KeyError:
-            raise CommandError(f"The task {options['task']} has no recipe {options['recipe']!r}.") from None
+            known = ", ".join(other.name for other in RECIPES if other.task_slug == options["task"])
+            message = f"The task {options['task']} has no recipe {options['recipe']!r}; its recipes: {known}."
+            raise CommandError(message) from None
         if options["only_if_missing"] and Entry.objects.accepted().filter(task__slug=recipe.task_slug).exists():
             skipped = f"The board already has a {recipe.task_slug} entry; nothing was run."
             self.stdout.write(json.dumps({"skipped": skipped, "runs": []}) if options["json"] else skipped)

@@ -7,31 +7,57 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
-from dawnboard.documents import NonFiniteNumber, plain_json
+from dawnboard.documents import NonFiniteNumber, OutOfRangeNumber, plain_json
 from dawnboard.errors import ErrorCode, Issue, RejectedInput
 from dawnboard.formats.dawnbench.text import decode_utf8
 
+# An entry is a dozen fields and a few notes in `misc`: the largest real DAWNBench entry is about 1 KB.
+MAX_ENTRY_BYTES = 1_048_576
+# Digits an integer may have before it is read as out of range (one of 302 digits already is): Python
+# refuses to convert more than 4,300, which would fail the whole document instead of naming the field.
+MAX_INTEGER_DIGITS = 400
+
 
 def read_entry(raw: bytes) -> dict:
-    """Decode and parse the JSON, refusing what is not a UTF-8 JSON object.
+    """Decode and parse the JSON, refusing what is over MAX_ENTRY_BYTES or is not a UTF-8 JSON object.
 
     Numbers with a fraction or exponent come back as `Decimal`, exactly as written, so money is never
-    rounded through a float; NaN and Infinity literals come back as `NonFiniteNumber`.
+    rounded through a float; NaN and Infinity literals come back as `NonFiniteNumber`, and numbers no
+    reader can hold as `OutOfRangeNumber`, so that validation names their field.
     """
+    if len(raw) > MAX_ENTRY_BYTES:
+        raise RejectedInput(
+            Issue(
+                ErrorCode.ENTRY_TOO_LARGE,
+                f"The entry is {len(raw):,} bytes; at most {MAX_ENTRY_BYTES:,} (1 MiB). An entry is a few fields: "
+                "'misc' is for a few notes about the run, not for data.",
+            )
+        )
     text, _ = decode_utf8(raw, what="entry")
     try:
-        document = json.loads(text, parse_float=Decimal, parse_constant=NonFiniteNumber)
+        document = json.loads(text, parse_float=_read_decimal, parse_int=_read_integer, parse_constant=NonFiniteNumber)
     except json.JSONDecodeError as error:
         raise RejectedInput(
             Issue(ErrorCode.INVALID_JSON, f"The entry is not valid JSON: {error.msg}.", line=error.lineno)
         ) from None
-    except (ValueError, ArithmeticError, RecursionError) as error:  # huge integers or exponents; absurd nesting
+    except (ValueError, ArithmeticError, RecursionError) as error:  # absurd nesting, mostly
         raise RejectedInput(Issue(ErrorCode.INVALID_JSON, f"The entry cannot be read as JSON: {error}.")) from None
     if not isinstance(document, dict):
         raise RejectedInput(
             Issue(ErrorCode.NOT_OBJECT, f"The entry must be a JSON object, not a {type(document).__name__}.")
         )
     return document
+
+
+def _read_decimal(text: str) -> Decimal | OutOfRangeNumber:
+    try:
+        return Decimal(text)
+    except ArithmeticError:  # an exponent past what Decimal holds (over 10**18)
+        return OutOfRangeNumber(text)
+
+
+def _read_integer(text: str) -> int | OutOfRangeNumber:
+    return int(text) if len(text) <= MAX_INTEGER_DIGITS else OutOfRangeNumber(text)
 
 
 def write_entry(document: Mapping[str, Any]) -> bytes:

@@ -7,6 +7,8 @@ going backwards, a metric out of range) is validation's business, not the reader
 
 Speed matters (a log can have a row per few hundred steps), so the numbers are read by pandas' C
 parser and checked with vectorised numpy; Python loops run only over lines already known to be odd.
+Every step costs time in proportion to the file, whatever its shape: a header or a row wider than
+MAX_LOG_COLUMNS is refused before pandas (which makes a column per cell) sees it.
 """
 
 from __future__ import annotations
@@ -18,13 +20,16 @@ from collections.abc import Iterable
 import numpy as np
 
 from dawnboard.documents import LogReading, TrainingLog
-from dawnboard.errors import ErrorCode, Issue, RejectedInput, WarningCode
+from dawnboard.errors import ErrorCode, Issue, RejectedInput, WarningCode, listed, shown
 from dawnboard.formats.dawnbench.lines import LineTable
 from dawnboard.formats.dawnbench.numbers import NumberReader, locate_unreadable_line, unique_names
 from dawnboard.formats.dawnbench.text import check_utf8
 from dawnboard.rules import EPOCH, HOURS, TaskRules
 
 PADDED_CELL = re.compile(rb"(?:^|\t)[ ]|[ ](?:\t|\r?$)", re.MULTILINE)
+# Real DAWNBench logs have 3 to about 10 columns. pandas builds a column per cell of the widest row, and
+# every name is matched and listed, so the width is bounded before anything reads the names.
+MAX_LOG_COLUMNS = 1000
 
 
 def read_training_log(raw: bytes, rules: TaskRules) -> LogReading:
@@ -46,7 +51,9 @@ def read_training_log(raw: bytes, rules: TaskRules) -> LogReading:
         )
 
     header_end = body.find(b"\n")
-    header_line = (body if header_end < 0 else body[:header_end]).decode("utf-8").rstrip("\r")
+    header_end = len(body) if header_end < 0 else header_end
+    _check_width(body.count(b"\t", 0, header_end) + 1, line=1, what="header names")
+    header_line = body[:header_end].decode("utf-8").rstrip("\r")
     names = [name.strip() for name in header_line.split("\t")]
     while names and names[-1] == "":
         names.pop()  # a trailing tab after the last name
@@ -100,15 +107,25 @@ def _read_even_log(
 ) -> tuple[dict[str, np.ndarray], np.ndarray] | None:
     """The fast path, for the usual log: no blank line, every row as wide as the header, no empty cell.
 
-    pandas reads every column strictly (a row with one cell too many is an error), so nothing has to
-    be counted line by line. Returns None whenever the log is anything else; the slow path then
-    finds and words what is odd about it.
+    As many tabs as the header's on every line on average, and pandas reading every column strictly (a
+    row with one cell too many is an error), prove it without counting line by line. Returns None
+    whenever the log is anything else; the slow path then finds and words what is odd about it.
     """
-    header = body[: body.find(b"\n")]
-    if header.count(b"\t") != len(names) - 1:  # trailing tabs, which the slow path accepts with a warning
+    header_end = body.find(b"\n")
+    if header_end < 0:  # a header alone: the slow path words it
+        return None
+    header_tabs = body.count(b"\t", 0, header_end)
+    if header_tabs != len(names) - 1:  # trailing tabs, which the slow path accepts with a warning
+        return None
+    # pandas refuses a row wider than the rows before it, except the first row after the header, to
+    # which it would widen the whole table (a column per cell): that row must be no wider than the header.
+    first_row_end = body.find(b"\n", header_end + 1)
+    if body.count(b"\t", header_end + 1, len(body) if first_row_end < 0 else first_row_end) > header_tabs:
         return None
     row_count = int(np.count_nonzero(np.frombuffer(body, dtype=np.uint8) == ord("\n"))) - body.endswith(b"\n")
-    if row_count == 0:
+    # pandas pads a short row to the header's width, which under a wide header costs far more than the
+    # row weighs: a row short of a cell (or a blank line) sends the log to the slow path, which cuts rows.
+    if row_count == 0 or body.count(b"\t") != header_tabs * (row_count + 1):
         return None
     columns = NumberReader(names=unique_names(names, width=len(names)), required=required).read(body, strict=True)
     # pandas skips blank lines, so a row for every line after the header also proves there is none.
@@ -126,6 +143,7 @@ def _read_uneven_log(
 ) -> tuple[dict[str, np.ndarray], np.ndarray]:
     """The slow path: map every line, accept blank lines and trailing empty cells, name what is wrong."""
     lines = LineTable.of(body, expected_tabs=len(names) - 1)
+    _check_width(lines.max_tabs + 1, line=lines.widest_line, what="cells")
     if lines.data_count == 0:
         raise RejectedInput(Issue(ErrorCode.EMPTY_LOG, "The log has a header but no rows.", line=2))
     if lines.blank_count:
@@ -136,8 +154,20 @@ def _read_uneven_log(
                 line=lines.first_blank,
             )
         )
-    _check_cell_counts(body, lines, names, rules, warnings)
-    return _read_numbers(body, names, rules, lines), lines.data_lines
+    cells_needed = _check_cell_counts(body, lines, names, rules, warnings)
+    return _read_numbers(body, names[:cells_needed], rules, lines), lines.data_lines
+
+
+def _check_width(columns: int, *, line: int, what: str) -> None:
+    if columns > MAX_LOG_COLUMNS:
+        raise RejectedInput(
+            Issue(
+                ErrorCode.TOO_MANY_COLUMNS,
+                f"Line {line} has {columns:,} {what} (tab-separated); a log has at most {MAX_LOG_COLUMNS:,} columns: "
+                "epoch, hours, the metric and a few more.",
+                line=line,
+            )
+        )
 
 
 def _check_header(names: list[str], rules: TaskRules, warnings: list[Issue]) -> None:
@@ -152,7 +182,10 @@ def _check_header(names: list[str], rules: TaskRules, warnings: list[Issue]) -> 
         (repeated if name in seen else seen).add(name)
     errors = [
         Issue(
-            ErrorCode.DUPLICATE_COLUMN, f"The column '{name}' appears more than once in the header.", field=name, line=1
+            ErrorCode.DUPLICATE_COLUMN,
+            f"The column '{shown(name)}' appears more than once in the header.",
+            field=shown(name),
+            line=1,
         )
         for name in sorted(repeated)
     ]
@@ -175,18 +208,17 @@ def _check_header(names: list[str], rules: TaskRules, warnings: list[Issue]) -> 
             Issue(
                 WarningCode.EXTRA_COLUMNS,
                 f"Columns the {rules.task_slug} log format does not document were kept in the file but not used: "
-                f"{', '.join(extra)}.",
+                f"{listed(extra)}.",
                 line=1,
             )
         )
 
 
-def _check_cell_counts(
-    body: bytes, lines: LineTable, names: list[str], rules: TaskRules, warnings: list[Issue]
-) -> None:
+def _check_cell_counts(body: bytes, lines: LineTable, names: list[str], rules: TaskRules, warnings: list[Issue]) -> int:
     """Reject rows whose cells cannot be matched to the header; accept trailing empty cells.
 
-    A short row is accepted only when every cell it lacks belongs to an extra column.
+    A short row is accepted only when every cell it lacks belongs to an extra column. Returns how many
+    cells every row then has at least: enough to reach each needed column.
     """
     width = len(names)
     cells_needed = 1 + max(names.index(name) for name in rules.required_log_columns)
@@ -211,13 +243,19 @@ def _check_cell_counts(
         warnings.append(
             Issue(WarningCode.WHITESPACE_TRIMMED, f"Trailing empty cells on {trailing_tabs} line(s) were ignored.")
         )
+    return cells_needed
 
 
 def _read_numbers(body: bytes, names: list[str], rules: TaskRules, lines: LineTable) -> dict[str, np.ndarray]:
-    reader = NumberReader(
-        names=unique_names(names, width=lines.max_tabs + 1), required=list(rules.required_log_columns)
-    )
-    columns = reader.read(body)
+    """The needed columns of rows known to have at least `len(names)` cells each.
+
+    Every line is cut to that many cells first, so pandas reads no cell it does not need; the lines
+    stay where they were, so a line named in an error is the file's.
+    """
+    cells = len(names)
+    narrow = lines.first_cells(body, cells)
+    reader = NumberReader(names=unique_names(names, width=cells), required=list(rules.required_log_columns))
+    columns = reader.read(narrow)
     if columns is None or len(columns[EPOCH]) != lines.data_count:
-        raise RejectedInput(locate_unreadable_line(body, reader, lines))
+        raise RejectedInput(locate_unreadable_line(narrow, reader, LineTable.of(narrow, expected_tabs=cells - 1)))
     return columns

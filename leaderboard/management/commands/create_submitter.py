@@ -5,9 +5,8 @@ from __future__ import annotations
 import json as json_module
 
 from django.core.management.base import BaseCommand, CommandError
-from django.db import IntegrityError
 
-from leaderboard.services import submitter_create
+from leaderboard.services import SubmitterExists, submitter_create
 
 
 class Command(BaseCommand):
@@ -16,14 +15,16 @@ class Command(BaseCommand):
     def add_arguments(self, parser):
         parser.add_argument("name")
         parser.add_argument("--email", required=True)
-        parser.add_argument("--json", action="store_true", help='Print {"token": ...} and nothing else.')
+        parser.add_argument("--json", action="store_true", help='Print {"name": ..., "token": ...} and nothing else.')
 
     def handle(self, *args, name: str, email: str, json: bool = False, **options):
         try:
             submitter, token = submitter_create(name=name, email=email)
-        except IntegrityError:
-            raise CommandError(f"A submitter or user named '{name}' already exists.") from None
+        except SubmitterExists as exists:
+            raise CommandError(
+                f"{exists} To issue it a new token (the old one stops working): python manage.py rotate_token {name}"
+            ) from None
         if json:
-            self.stdout.write(json_module.dumps({"token": token}))
+            self.stdout.write(json_module.dumps({"name": submitter.name, "token": token}))
         else:
             self.stdout.write(f"Submitter '{submitter.name}' created. API token: {token}")

@@ -5,7 +5,8 @@ import json as json_module
 from django.core.management.base import BaseCommand, CommandError
 
 from leaderboard.models import Entry
-from leaderboard.selectors import entry_accounting
+from leaderboard.selectors import entry_accounting, entry_priced_run
+from pricing.selectors import footprint_unavailable
 
 
 class Command(BaseCommand):
@@ -18,13 +19,17 @@ class Command(BaseCommand):
     def handle(self, *args, entry_id: int, **options):
         entry = Entry.objects.select_related("hardware_match__instance__provider").filter(id=entry_id).first()
         if entry is None:
-            raise CommandError(f"No entry {entry_id}.")
+            raise CommandError(f"No entry {entry_id}. The API lists entries: GET /api/v1/entries/.")
         footprint = entry_accounting(entry).footprint
         if footprint is None:
-            raise CommandError(
-                f"Entry {entry_id} has no footprint estimate: it must be a training entry whose hardware "
-                "resolves to a catalog instance with a known accelerator power."
+            why = footprint_unavailable(entry_priced_run(entry))
+            hint = (
+                " `python manage.py resolve_hardware` shows how each entry's hardware matches the catalog; staff can "
+                "set the match in the admin."
+                if entry.is_training
+                else ""
             )
+            raise CommandError(f"Entry {entry_id} has no footprint estimate: {why}.{hint}")
         if options["json"]:
             self.stdout.write(json_module.dumps(footprint, indent=2))
             return

@@ -25,7 +25,10 @@ class Command(BaseCommand):
             raise CommandError(f"{path} is not a folder.")
         outcomes = [self._import_one(task, track, entry_path) for task, track, entry_path in _entry_files(path)]
         if not outcomes:
-            raise CommandError(f"No entries found under {path} (expected e.g. CIFAR10/train/*.json).")
+            folders = ", ".join(sorted({task.dawnbench_folder for task in TASKS}))
+            raise CommandError(
+                f"No entries found under {path}: expected <task>/{{train,inference}}/*.json, <task> one of {folders}."
+            )
         summary = {
             status: sum(o["status"] == status for o in outcomes) for status in ("imported", "skipped", "rejected")
         }
@@ -75,7 +78,9 @@ def _entry_files(root: Path):
 def _describe(outcome: dict) -> str:
     where = f"{outcome['task']}/{outcome['track']}/{outcome['source_name']}"
     if outcome["status"] == "imported":
-        warned = f" ({len(outcome['warnings'])} warning(s))" if outcome["warnings"] else ""
+        warnings = outcome["warnings"]
+        codes = ", ".join(warning["code"] for warning in warnings)
+        warned = f" ({len(warnings)} warning{'' if len(warnings) == 1 else 's'}: {codes})" if warnings else ""
         return f"imported  {where} -> entry {outcome['entry_id']}{warned}"
     if outcome["status"] == "skipped":
         return f"skipped   {where} (already imported)"

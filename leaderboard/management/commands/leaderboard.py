@@ -6,9 +6,10 @@ import json as json_module
 
 from django.core.management.base import BaseCommand, CommandError
 
-from dawnboard.metrics import LEADERBOARD_METRICS
+from dawnboard.metrics import LEADERBOARD_METRICS, time_metric_of
+from dawnboard.rules import Track
 from leaderboard.selectors import LATENCY_STATS, UnknownLeaderboard, leaderboard
-from pricing.domain.cost import COST_POLICIES
+from pricing.domain.cost import AS_SUBMITTED, COST_POLICIES, COST_POLICY_MEANINGS
 
 
 class Command(BaseCommand):
@@ -35,25 +36,57 @@ class Command(BaseCommand):
         cost_basis = options.get("cost_basis")
         if limit is not None and limit < 1:
             raise CommandError("--limit must be at least 1.")
+        query = {"task_slug": task, "metric_slug": metric, "cost_basis": cost_basis}
         try:
-            board = leaderboard(
-                task_slug=task,
-                metric_slug=metric,
-                limit=limit,
-                cost_basis=cost_basis,
-                latency_stat=options.get("latency_stat"),
-            )
+            # The text lists the entries left out, so it reads the whole board and shows the first `limit` rows.
+            board = leaderboard(**query, limit=limit if json else None, latency_stat=options.get("latency_stat"))
         except UnknownLeaderboard as unknown:
             raise CommandError(unknown.message) from None
         if json:
             self.stdout.write(json_module.dumps(board, indent=2))
             return
-        stat = f", {board['latency_stat']}" if "latency_stat" in board else ""
-        self.stdout.write(f"{board['task']} {board['metric']} ({board['unit']}{stat})")
-        for row in board["results"]:
-            self.stdout.write(
-                f"{row['rank']:>4}  {row['value']:>14.6g}  {row['model']} / {row['team']} / {row['hardware']}"
-                f" / {row['framework']} / {row['date']}"
-            )
+        for line in self._describe(board, limit=limit, cost_basis=cost_basis):
+            self.stdout.write(line)
+
+    def _describe(self, board: dict, *, limit: int | None, cost_basis: str | None) -> list[str]:
+        metric = LEADERBOARD_METRICS[board["metric"]]
+        heading = board["unit"] + (f", {board['latency_stat']}" if "latency_stat" in board else "")
+        if metric.is_cost:
+            basis = cost_basis or AS_SUBMITTED
+            heading += f"; cost basis {basis}: {COST_POLICY_MEANINGS[basis]}"
+        lines = [f"{board['task']} {board['metric']} ({heading})"]
+        if cost_basis is not None and not metric.is_cost:
+            lines.append(f"(--cost-basis ranks the cost boards only; {board['metric']} is not priced)")
+        lines += [
+            f"{row['rank']:>4}  {row['value']:>14.6g}  {row['model']} / {row['team']} / {row['hardware']}"
+            f" / {row['framework']} / {row['date']}"
+            for row in board["results"][:limit]
+        ]
         if not board["results"]:
-            self.stdout.write("(no entries)")
+            lines.append("(no entries)")
+        if metric.is_cost:
+            lines += _left_out(board, basis=cost_basis or AS_SUBMITTED)
+        return lines
+
+
+def _left_out(board: dict, *, basis: str) -> list[str]:
+    """How many entries of the board this cost board prices are missing from it for want of a price."""
+    time_metric = time_metric_of(LEADERBOARD_METRICS[board["metric"]])
+    timed = leaderboard(task_slug=board["task"], metric_slug=time_metric.slug)["results"]
+    priced = {row["entry_id"] for row in board["results"]}
+    missing = [row for row in timed if row["entry_id"] not in priced]
+    if not missing:
+        return []
+    if basis == AS_SUBMITTED:
+        field = "costPerHour" if time_metric.track == Track.TRAIN else "cost"
+        why = f"they state no {field}; rank them at a catalog price with --cost-basis catalog-at-submission"
+    else:
+        why = (
+            f"no {basis} price: their hardware matches no catalog instance, or the catalog has no such price "
+            "(`python manage.py resolve_hardware` says why for each)"
+        )
+    count = len(missing)
+    return [
+        f"{count} {'entry' if count == 1 else 'entries'} of the {time_metric.slug} board left out: {why}.",
+        f"All of them: python manage.py leaderboard {board['task']} {time_metric.slug}",
+    ]

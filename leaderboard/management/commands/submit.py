@@ -9,7 +9,9 @@ from django.core.management.base import BaseCommand, CommandError
 
 from dawnboard.rules import Track
 from leaderboard.models import Submission, Submitter
-from leaderboard.services import Upload, submission_create
+from leaderboard.services import QueueUnavailable, SubmissionOutcome, Upload, submission_create
+
+FAILED = ("rejected", "failed")
 
 
 class Command(BaseCommand):
@@ -30,35 +32,72 @@ class Command(BaseCommand):
             submitter = Submitter.objects.filter(name=options["submitter"]).first()
             if submitter is None:
                 raise CommandError(f"No submitter named '{options['submitter']}'.")
-        outcome = submission_create(
-            task_slug=task,
-            track=track,
-            entry=_read(entry),
-            log=_read(log) if log else None,
-            source=Submission.Source.COMMAND,
-            submitter=submitter,
-            dry_run=options["dry_run"],
-        )
-        document = {
-            "id": outcome.submission_id,
-            "status": outcome.status,
-            "entry_id": outcome.entry_id,
-            "warnings": outcome.warnings,
-            "errors": outcome.errors,
-            "results": outcome.results,
-        }
+        try:
+            outcome = submission_create(
+                task_slug=task,
+                track=track,
+                entry=_read(entry),
+                log=_read(log) if log else None,
+                source=Submission.Source.COMMAND,
+                submitter=submitter,
+                dry_run=options["dry_run"],
+            )
+        except QueueUnavailable:
+            raise CommandError(
+                "The submission queue (the Celery broker) is unreachable; nothing was stored. Start the broker, "
+                "or unset CELERY_BROKER_URL to judge submissions in-process, and submit again."
+            ) from None
         if options["json"]:
+            document = {
+                "id": outcome.submission_id,
+                "status": outcome.status,
+                "entry_id": outcome.entry_id,
+                "warnings": outcome.warnings,
+                "errors": outcome.errors,
+                "results": outcome.results,
+            }
             self.stdout.write(json_module.dumps(document, indent=2))
         else:
-            self.stdout.write(f"{outcome.status}: submission {outcome.submission_id}, entry {outcome.entry_id}")
-            for issue in outcome.errors + outcome.warnings:
-                where = f" (field {issue['field']})" if "field" in issue else ""
-                where += f" (line {issue['line']})" if "line" in issue else ""
-                self.stdout.write(f"  {issue['code']}{where}: {issue['message']}")
-            if outcome.results:
-                self.stdout.write("  " + json_module.dumps(outcome.results))
-        if outcome.status == "rejected":
-            raise CommandError("The submission was rejected.")
+            for line in describe(outcome, submitter=submitter):
+                self.stdout.write(line)
+        if outcome.status in FAILED:
+            raise CommandError(f"The submission was {outcome.status}: {_codes(outcome.errors)}.")
+
+
+def describe(outcome: SubmissionOutcome, *, submitter: Submitter | None) -> list[str]:
+    """The verdict as lines: what happened, each error and warning, and what to do next."""
+    if outcome.status == "accepted":
+        entry = outcome.entry_id
+        lines = [f"accepted: submission {outcome.submission_id}, entry {entry} (its page: /entries/{entry}/)"]
+    elif outcome.status == "valid":
+        lines = ["valid: the files pass every check (dry run: nothing stored)"]
+    elif outcome.status == "pending":
+        where = f"/admin/leaderboard/submission/{outcome.submission_id}/change/"
+        if submitter is not None:
+            where = f"GET /api/v1/submissions/{outcome.submission_id}/ with {submitter.name}'s token, or {where}"
+        lines = [f"pending: submission {outcome.submission_id} is queued; a worker judges it. Its verdict: {where}"]
+    else:
+        stored = "nothing stored" if outcome.submission_id is None else f"submission {outcome.submission_id} kept"
+        lines = [f"{outcome.status}: {_count(outcome.errors, 'error')} ({stored})"]
+    lines += [f"  error {_issue(issue)}" for issue in outcome.errors]
+    lines += [f"  warning {_issue(issue)}" for issue in outcome.warnings]
+    if outcome.results:
+        lines.append("  results: " + json_module.dumps(outcome.results))
+    return lines
+
+
+def _issue(issue: dict) -> str:
+    where = f" (field {issue['field']})" if issue.get("field") else ""
+    where += f" (line {issue['line']})" if issue.get("line") is not None else ""
+    return f"{issue['code']}{where}: {issue['message']}"
+
+
+def _count(issues: list[dict], noun: str) -> str:
+    return f"{len(issues)} {noun}{'' if len(issues) == 1 else 's'}"
+
+
+def _codes(issues: list[dict]) -> str:
+    return ", ".join(issue["code"] for issue in issues) or "no reason given"
 
 
 def _read(path: Path) -> Upload:

@@ -8,8 +8,12 @@ from decimal import Decimal
 
 import pytest
 
-from dawnboard.errors import ErrorCode, WarningCode
+from dawnboard.documents import NonFiniteNumber
+from dawnboard.errors import MAX_ISSUES_PER_CODE, ErrorCode, WarningCode
+from dawnboard.formats.dawnbench.entry import MAX_ENTRY_BYTES
+from dawnboard.rules import Track
 from dawnboard.validation import IngestRejection, IngestResult
+from dawnboard.validation.entry import check_entry
 
 REQUIRED_FIELDS = ("version", "author", "authorEmail", "framework", "model", "hardware", "timestamp")
 
@@ -417,13 +421,13 @@ def test_rejects_a_number_too_large_to_store_anywhere_in_the_entry(submit, entry
     assert result.errors[0].field == "misc.steps"
 
 
-def test_rejects_an_integer_too_long_for_python_as_invalid_json(submit, entry_json):
-    entry = with_raw_numbers(entry_json(), author="9" * 5000)
+def test_rejects_an_integer_too_long_for_python_naming_its_field(submit, entry_json):
+    # Python refuses to convert an integer of over 4,300 digits; that once failed the whole document.
+    entry = with_raw_numbers(entry_json(), costPerHour="9" * 5000)
 
     result = submit(entry=entry)
 
-    assert error_codes(result) == [ErrorCode.INVALID_JSON]
-    assert result.errors[0].field == "entry"
+    assert [(issue.code, issue.field) for issue in result.errors] == [(ErrorCode.NUMBER_OUT_OF_RANGE, "costPerHour")]
 
 
 def test_rejects_json_nested_too_deep_to_parse(submit, entry_json):
@@ -467,3 +471,191 @@ def test_handles_an_inference_price_too_small_for_decimal_arithmetic(submit, ent
     result = submit(track="inference", entry=entry)
 
     assert isinstance(result, IngestResult | IngestRejection)
+
+
+# Hostile numbers: no arithmetic before the magnitude is known ------------------------------------------------
+
+HUGE_LITERALS = ["1e1000000", "-1e1000000", "1e999999999999999999", "1e99999999999999999999", "9" * 5000]
+
+
+@pytest.mark.parametrize("literal", HUGE_LITERALS)
+@pytest.mark.parametrize(
+    ("track", "name"),
+    [("train", "costPerHour"), ("inference", "latency"), ("inference", "cost"), ("inference", "top1Accuracy")],
+)
+def test_rejects_a_number_past_any_decimal_context_naming_its_field(submit, entry_json, track, name, literal):
+    # 1e1000000 once raised decimal.Overflow in abs(): a 500, and the submission stayed pending.
+    entry = with_raw_numbers(entry_json(track=track), **{name: literal})
+
+    result = submit(track=track, entry=entry)
+
+    assert [(issue.code, issue.field) for issue in result.errors] == [(ErrorCode.NUMBER_OUT_OF_RANGE, name)]
+
+
+@pytest.mark.parametrize("literal", HUGE_LITERALS)
+def test_rejects_a_number_past_any_decimal_context_inside_misc(submit, entry_json, literal):
+    entry = entry_json(misc={"runs": [{"loss": 7}]}).replace(b'"loss": 7', f'"loss": {literal}'.encode())
+
+    result = submit(entry=entry)
+
+    assert [(issue.code, issue.field) for issue in result.errors] == [
+        (ErrorCode.NUMBER_OUT_OF_RANGE, "misc.runs[0].loss")
+    ]
+    assert len(result.errors[0].message) < 200
+
+
+@pytest.mark.parametrize("literal", ["1e-1000000", "-1e-1000000", "1e-99999999999999999999"])
+def test_rejects_a_price_too_small_for_any_decimal_context(submit, entry_json, literal):
+    result = submit(entry=with_raw_numbers(entry_json(), costPerHour=literal))
+
+    assert [issue.code for issue in result.errors] in (
+        [ErrorCode.NUMBER_OUT_OF_RANGE],
+        [ErrorCode.NEGATIVE_NUMBER],
+    )
+    assert result.errors[0].field == "costPerHour"
+
+
+def test_keeps_a_vanishingly_small_number_in_misc_as_zero(submit, entry_json):
+    entry = entry_json(misc={"eps": 7}).replace(b'"eps": 7', b'"eps": 1e-1000000')
+
+    result = submit(entry=entry)
+
+    assert result.accepted
+    assert result.entry.misc == {"eps": 0.0}
+
+
+def test_quotes_a_number_of_a_hundred_thousand_digits_briefly(submit, entry_json):
+    entry = with_raw_numbers(entry_json(), costPerHour="-0." + "1" * 100_000)
+
+    result = submit(entry=entry)
+
+    assert error_codes(result) == [ErrorCode.NEGATIVE_NUMBER]
+    assert len(result.errors[0].message) < 200
+
+
+# Size and error amplification --------------------------------------------------------------------------------
+
+
+def test_refuses_an_entry_over_one_mebibyte_before_reading_it(submit, entry_json):
+    entry = entry_json(misc={f"k{i}": i for i in range(100_000)})
+    assert len(entry) > MAX_ENTRY_BYTES
+
+    result = submit(entry=entry)
+
+    assert error_codes(result) == [ErrorCode.ENTRY_TOO_LARGE]
+    assert result.errors[0].field == "entry"
+    assert "1,048,576" in result.errors[0].message
+
+
+def test_refuses_an_entry_too_large_even_when_it_is_not_json(submit):
+    result = submit(entry=b"\xff" * (MAX_ENTRY_BYTES + 1))
+
+    assert error_codes(result) == [ErrorCode.ENTRY_TOO_LARGE]
+
+
+def test_accepts_an_entry_of_exactly_one_mebibyte(submit, entry_json):
+    entry = entry_json(misc={"notes": ""})
+    entry = entry.replace(b'"notes": ""', b'"notes": "' + b"x" * (MAX_ENTRY_BYTES - len(entry)) + b'"')
+    assert len(entry) == MAX_ENTRY_BYTES
+
+    assert submit(entry=entry).accepted
+
+
+def test_lists_twenty_errors_of_a_code_and_counts_the_rest(submit, entry_json):
+    # A million NaNs once gave a million errors: a 110 MB response from a 756 MB worker.
+    nans = b"[" + b",".join([b"NaN"] * 200_000) + b"]"
+    entry = entry_json(misc={"values": 0}).replace(b'"values": 0', b'"values": ' + nans)
+
+    result = submit(entry=entry)
+
+    assert error_codes(result) == [ErrorCode.NON_FINITE_NUMBER] * 21
+    closing = result.errors[-1]
+    assert "199,980 more non_finite_number errors not listed" in closing.message
+    assert closing.as_dict() == {"code": "non_finite_number", "message": closing.message}
+
+
+def test_stops_building_errors_past_the_cap_while_checking_the_document(catalog):
+    document = {"misc": [NonFiniteNumber("nan")] * 50_000 + [Decimal("1e1000000")] * 50_000}
+
+    _, _, errors, _ = check_entry(document, track=Track.TRAIN, rules_by_version=catalog["cifar10"])
+
+    capped = [issue for issue in errors if issue.code in (ErrorCode.NON_FINITE_NUMBER, ErrorCode.NUMBER_OUT_OF_RANGE)]
+    assert len(capped) == 2 * (MAX_ISSUES_PER_CODE + 1)
+
+
+def test_walks_a_long_key_over_a_long_list_without_copying_the_key(submit, entry_json):
+    # Each item's path once held a copy of the key: 50,000 x 500 KB.
+    key = "k" * 500_000
+    entry = entry_json(misc={key: 0}).replace(b": 0}", b": [" + b",".join([b"0"] * 49_999 + [b"NaN"]) + b"]}")
+
+    result = submit(entry=entry)
+
+    assert error_codes(result) == [ErrorCode.NON_FINITE_NUMBER]
+    assert result.errors[0].field.endswith("[49999]")
+    assert len(result.errors[0].field) <= 200
+    assert len(result.errors[0].message) < 400
+
+
+def test_lists_at_most_twenty_unknown_field_names(submit, entry_json):
+    result = submit(entry=entry_json(**{f"field{i:03}": i for i in range(100)}))
+
+    assert warning_codes(result) == [WarningCode.UNKNOWN_FIELDS]
+    assert "field019 and 80 more." in result.warnings[0].message
+    assert "field020" not in result.warnings[0].message
+
+
+# codeURL: rendered as a link, so only http and https ------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "javascript:alert(document.cookie)",
+        "JavaScript:alert(1)",
+        " javascript:alert(1)",
+        "java\tscript:alert(1)",
+        "javascript\n:alert(1)",
+        "data:text/html,<script>alert(1)</script>",
+        "vbscript:msgbox(1)",
+        "file:///etc/passwd",
+        "ftp://example.org/code",
+        "//evil.example.org/code",
+        "/relative/path",
+        "github.com/example/cifar10-fast",
+        "https:github.com/example",
+        "https:///no-host",
+        "https://exa mple.org/",
+        "https://example.org/a\x01b",
+        "https://example.org/a\x85b",
+        "http://[::1",
+        "https://example.org:port/",
+    ],
+)
+def test_rejects_a_code_url_that_is_not_an_absolute_http_link(submit, entry_json, url):
+    result = submit(entry=entry_json(codeURL=url))
+
+    assert [(issue.code, issue.field) for issue in result.errors] == [(ErrorCode.INVALID_URL, "codeURL")]
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://github.com/example/cifar10-fast",
+        "http://example.org/code?commit=abc#L10",
+        "HTTPS://GitHub.com/Example",
+        "https://127.0.0.1:8443/repo",
+        " https://github.com/BAIDU-USA-GAIT-LEOPARD/CIFAR10-Inference-BaiduNet8",
+    ],
+)
+def test_accepts_an_http_or_https_code_url(submit, entry_json, url):
+    result = submit(entry=entry_json(codeURL=url))
+
+    assert result.accepted
+    assert result.entry.code_url == url.strip()
+
+
+def test_accepts_an_empty_code_url(submit, entry_json):
+    result = submit(entry=entry_json(codeURL=""))
+
+    assert result.accepted
+    assert result.entry.code_url == ""

@@ -8,6 +8,8 @@ from __future__ import annotations
 import pytest
 
 from dawnboard.errors import ErrorCode, WarningCode
+from dawnboard.formats.dawnbench.log import MAX_LOG_COLUMNS
+from dawnboard.formats.dawnbench.numbers import NumberReader
 
 HEADER = ("epoch", "hours", "top1Accuracy")
 ROWS = [(0, 0.01, 60.5), (1, 0.02, 85.25), (2, 0.03, 93.5), (3, 0.04, 94.25), (4, 0.05, 94.75)]
@@ -526,3 +528,127 @@ def test_names_the_line_of_a_lone_carriage_return_inside_a_row(submit, training_
 
     assert not result.accepted
     assert result.errors[0].line == 3
+
+
+# Hostile shapes: refused (or read) at a cost in proportion to the file -------------------------------------
+
+
+def wide_header(columns: int) -> str:
+    return "\t".join((*HEADER, *(f"extra{i}" for i in range(columns - len(HEADER)))))
+
+
+def test_refuses_a_header_of_a_hundred_thousand_columns(submit):
+    result = submit(log=log_text(wide_header(100_001), "0\t0.5\t95"))
+
+    assert error_codes(result) == [ErrorCode.TOO_MANY_COLUMNS]
+    assert result.errors[0].line == 1
+    assert "100,001" in result.errors[0].message
+
+
+def test_refuses_a_two_megabyte_one_line_header(submit):
+    header = wide_header(200_000)
+    assert len(header) > 2_000_000
+
+    result = submit(log=header.encode())
+
+    assert error_codes(result) == [ErrorCode.TOO_MANY_COLUMNS]
+    assert result.errors[0].line == 1
+
+
+def test_refuses_a_header_of_a_thousand_trailing_tabs(submit):
+    result = submit(log=log_text("\t".join(HEADER) + "\t" * 1_000, "0\t0.5\t95"))
+
+    assert error_codes(result) == [ErrorCode.TOO_MANY_COLUMNS]
+
+
+def test_accepts_a_header_of_exactly_the_column_limit(submit):
+    result = submit(log=log_text(wide_header(MAX_LOG_COLUMNS), "0\t0.5\t60", "1\t1.0\t95"))
+
+    assert result.accepted
+    assert result.results.time_to_accuracy_line == 3
+
+
+def test_refuses_a_row_of_a_million_trailing_tabs(submit):
+    # Accepted once, after pandas had built a column for every empty cell (27 s).
+    result = submit(log=log_text("\t".join(HEADER), "0\t0.5\t60" + "\t" * 1_000_000, "1\t1.0\t95"))
+
+    assert error_codes(result) == [ErrorCode.TOO_MANY_COLUMNS]
+    assert result.errors[0].line == 2
+
+
+@pytest.mark.parametrize("row", [2, 4], ids=["first-row", "later-row"])
+def test_refuses_a_row_of_half_a_million_cells(submit, training_log, row):
+    lines = training_log().decode().splitlines()
+    lines[row - 1] += "\t1" * 500_000
+
+    result = submit(log=log_text(*lines))
+
+    assert error_codes(result) == [ErrorCode.TOO_MANY_COLUMNS]
+    assert result.errors[0].line == row
+
+
+def test_lists_at_most_twenty_extra_column_names(submit):
+    result = submit(log=log_text(wide_header(500), "0\t0.5\t60", "1\t1.0\t95"))
+
+    assert warning_codes(result) == [WarningCode.EXTRA_COLUMNS]
+    message = result.warnings[0].message
+    assert "extra19 and 477 more." in message
+    assert "extra20" not in message
+
+
+def test_cuts_a_long_column_name_short_in_messages(submit):
+    name = "x" * 100_000
+
+    result = submit(log=log_text("\t".join((*HEADER, name, name)), "0\t0.5\t60\t1\t1", "1\t1.0\t95\t1\t1"))
+
+    assert error_codes(result) == [ErrorCode.DUPLICATE_COLUMN]
+    assert len(result.errors[0].message) < 200
+
+
+def test_lists_twenty_duplicate_columns_and_counts_the_rest(submit):
+    header = "\t".join((*HEADER, *(f"d{i}" for i in range(300)), *(f"d{i}" for i in range(300))))
+
+    result = submit(log=log_text(header, "0\t0.5\t95"))
+
+    assert error_codes(result) == [ErrorCode.DUPLICATE_COLUMN] * 21
+    assert "280 more duplicate_column errors" in result.errors[-1].message
+
+
+def test_reads_only_the_needed_cells_of_short_rows_under_a_wide_header(submit, monkeypatch):
+    # pandas pads every row to the widest line: 1,000 cells a row for rows of three, once.
+    widths = []
+    read = NumberReader.read
+
+    def spy(self, data, *args, **kwargs):
+        widths.append(len(self.names))
+        return read(self, data, *args, **kwargs)
+
+    monkeypatch.setattr(NumberReader, "read", spy)
+    rows = [f"{i}\t{(i + 1) / 1000}\t{60 + i / 100}" for i in range(3_500)]
+
+    result = submit(log=log_text(wide_header(MAX_LOG_COLUMNS), *rows))
+
+    assert result.accepted
+    assert result.results.time_to_accuracy_line == 3_402  # 60 + 3400/100 = 94
+    assert max(widths) == len(HEADER)
+
+
+def test_names_the_file_line_of_a_bad_cell_in_short_rows_under_a_wide_header(submit):
+    lines = [wide_header(50), "0\t0.1\t60\t1", "", "1\t0.2\t70", "2\t0.3\tninety\t5", "\r", "3\t0.4\t95"]
+
+    result = submit(log=log_text(*lines))
+
+    assert error_codes(result) == [ErrorCode.NON_NUMERIC_CELL]
+    assert result.errors[0].line == 5
+    assert result.errors[0].field == "top1Accuracy"
+    assert "'ninety'" in result.errors[0].message
+
+
+def test_reads_two_hundred_thousand_uneven_rows(submit):
+    rows = [f"{i}\t{(i + 1) / 1e6}\t50" + "\t0.1" * (i % 3) for i in range(200_000)]
+
+    result = submit(log=log_text("\t".join((*HEADER, "lr", "momentum")), *rows, "200000\t1\t95"))
+
+    assert result.accepted
+    assert result.log_row_count == 200_001
+    assert result.results.time_to_accuracy_line == 200_002

@@ -1,14 +1,13 @@
-"""Reads: the task catalog submissions are judged by, leaderboards and their rows, entries with their costs,
-submissions."""
+"""Reads of the leaderboards: a task's board by one metric, as the API document, the front page's top rows,
+the site's filtered and sorted view, its charts' frames."""
 
 from __future__ import annotations
 
 import datetime
 from dataclasses import dataclass
-from decimal import Decimal
 
 import pandas as pd
-from django.db.models import F, Prefetch, QuerySet
+from django.db.models import F, QuerySet
 
 from dawnboard.metrics import (
     INFERENCE_LATENCY,
@@ -17,13 +16,13 @@ from dawnboard.metrics import (
     LeaderboardMetric,
     time_metric_of,
 )
-from dawnboard.recipes import recipes_reproducing
-from dawnboard.rules import Scale, TaskRules, Track
-from dawnboard.scoring import hours_of, shortest_decimal
+from dawnboard.scoring import hours_of
 from leaderboard.charts import plotly_text
-from leaderboard.models import Entry, HardwareMatch, Submission, SubmittedFile, TaskVersion
-from pricing.domain.cost import AS_SUBMITTED, COST_POLICIES, PolicyCost
-from pricing.selectors import PricedRun, QuoteBook, costs_under, price_warning, run_costs, run_footprint
+from leaderboard.models import Entry, TaskVersion
+from leaderboard.selectors.catalog import current_task_versions
+from leaderboard.selectors.entries import BIG_ENTRY_COLUMNS, priced_run
+from pricing.domain.cost import AS_SUBMITTED, COST_POLICIES
+from pricing.selectors import costs_under
 
 
 class UnknownLeaderboard(LookupError):
@@ -44,6 +43,8 @@ class LatencyStat:
 
 
 MEAN_LATENCY = LatencyStat("mean", INFERENCE_LATENCY.field, "mean")
+
+
 # Only measured entries (`measure_inference --submit`) have percentiles; the others rank only by the mean.
 LATENCY_STATS: dict[str, LatencyStat] = {
     stat.slug: stat
@@ -58,25 +59,6 @@ LATENCY_STATS: dict[str, LatencyStat] = {
 def board_value_field(metric: LeaderboardMetric, latency_stat: str = MEAN_LATENCY.slug) -> str:
     """The Entry field a board ranks by: the metric's own, or on the latency board the chosen statistic's."""
     return LATENCY_STATS[latency_stat].field if metric == INFERENCE_LATENCY else metric.field
-
-
-def task_catalog() -> dict[str, dict[str, TaskRules]]:
-    """Every task version's rules, keyed by task slug then by the `version` an entry names."""
-    catalog: dict[str, dict[str, TaskRules]] = {}
-    for version in TaskVersion.objects.select_related("task"):
-        catalog.setdefault(version.task.slug, {})[version.version] = TaskRules(
-            task_slug=version.task.slug,
-            version=version.version,
-            metric_label=version.metric_label,
-            log_column=version.log_column,
-            inference_fields=tuple(version.inference_fields),
-            threshold=version.threshold,
-            scale=Scale(version.scale),
-            source=version.source,
-            documented_log_columns=tuple(version.documented_log_columns),
-            documented_fields=tuple(version.documented_fields),
-        )
-    return catalog
 
 
 def leaderboard_entries(
@@ -97,7 +79,8 @@ def leaderboard_entries(
         raise UnknownLeaderboard("unknown_metric", f"Unknown metric '{metric_slug}'; use one of: {known}.")
     version = TaskVersion.objects.filter(task__slug=task_slug, is_current=True).first()
     if version is None:
-        raise UnknownLeaderboard("unknown_task", f"Unknown task '{task_slug}'.")
+        known = ", ".join(sorted(TaskVersion.objects.filter(is_current=True).values_list("task__slug", flat=True)))
+        raise UnknownLeaderboard("unknown_task", f"Unknown task '{task_slug}'; known tasks: {known}.")
     return _board(version=version, metric_slug=metric_slug, as_of=as_of, latency_stat=latency_stat)
 
 
@@ -169,19 +152,19 @@ def _ranked_by_policy(*, task_slug: str, metric: LeaderboardMetric, cost_basis: 
     whole track, not the as-submitted board.
     """
     entries = list(
-        leaderboard_entries(task_slug=task_slug, metric_slug=time_metric_of(metric).slug).select_related(
-            "hardware_match__instance__provider"
-        )
+        leaderboard_entries(task_slug=task_slug, metric_slug=time_metric_of(metric).slug)
+        .defer(*BIG_ENTRY_COLUMNS)
+        .select_related("hardware_match__instance__provider")
     )
-    costs = costs_under({entry.id: entry_priced_run(entry) for entry in entries}, cost_basis)
+    # The claimed cost per item only words the as-submitted arithmetic, and a policy board never ranks by that.
+    runs = {entry.id: priced_run(entry, claimed_usd_per_item=None) for entry in entries}
+    costs = costs_under(runs, cost_basis)
     priced = sorted(
         ((entry, costs[entry.id]) for entry in entries if costs[entry.id] is not None),
         key=lambda pair: (pair[1], pair[0].date, pair[0].id),
     )
     return [board_row(entry, rank=rank, value=float(cost)) for rank, (entry, cost) in enumerate(priced, start=1)]
 
-
-# --- board rows: one shape for the pages, the exports and the API ---------------------------------------------
 
 ROW_FIELDS = ("id", "source_name", "model", "author", "hardware", "framework", "date", "code_url")
 
@@ -243,158 +226,6 @@ def board_rows_of(entries, *, ranks: dict[int, int] | None, value_field: str, fi
     ]
 
 
-# --- an entry's costs: one composer for the page and the API -------------------------------------------------
-
-
-@dataclass(frozen=True)
-class EntryAccounting:
-    """What an entry cost under every price policy, how its claimed price compares, its energy and carbon."""
-
-    costs: list[PolicyCost]
-    price_warning: str | None
-    footprint: dict | None
-    match: HardwareMatch | None
-
-
-def entry_match(entry: Entry) -> HardwareMatch | None:
-    try:
-        return entry.hardware_match
-    except HardwareMatch.DoesNotExist:
-        return None
-
-
-def entry_priced_run(entry: Entry) -> PricedRun:
-    """The entry as pricing sees it: its figures, its date, and the catalog instance it ran on."""
-    match = entry_match(entry)
-    claimed_cost = entry.claimed.get("cost") if not entry.is_training else None
-    return PricedRun(
-        track=Track(entry.track),
-        date=entry.date,
-        seconds=_exact(entry.time_to_accuracy_seconds),
-        latency_ms=_exact(entry.latency_ms),
-        claimed_usd_per_hour=entry.cost_per_hour_usd,
-        claimed_usd_per_item=claimed_cost,
-        as_submitted_usd=entry.training_cost_usd if entry.is_training else entry.inference_cost_usd_per_10k,
-        instance=match.instance if match else None,
-        instance_count=match.instance_count if match else 1,
-        unpriced_reason=match.reason if match else "the hardware has not been matched to the catalog",
-    )
-
-
-def entry_accounting(entry: Entry, *, today: datetime.date | None = None) -> EntryAccounting:
-    run = entry_priced_run(entry)
-    book = QuoteBook([run.instance.id] if run.instance else [])  # one read of the quotes for all three
-    footprint = run_footprint(run, book=book)
-    return EntryAccounting(
-        costs=run_costs(run, today=today, book=book),
-        price_warning=price_warning(run, book=book),
-        footprint=None if footprint is None else {"entry_id": entry.id, **footprint},
-        match=entry_match(entry),
-    )
-
-
-# --- an entry's measured latency: one reading for the page and the API ---------------------------------------
-
-LATENCY_PERCENTILES = ("p50", "p90", "p99", "max")
-
-
-def entry_latency_percentiles(entry: Entry) -> dict[str, float | None] | None:
-    """The latency percentiles (ms) the inference harness measured, by name; None for an entry it did not measure."""
-    percentiles = {name: getattr(entry, f"latency_{name}_ms") for name in LATENCY_PERCENTILES}
-    return None if all(value is None for value in percentiles.values()) else percentiles
-
-
-@dataclass(frozen=True)
-class LatencyDistribution:
-    """How a measured inference entry's latency was spread: the ranked figures, the run, its histogram."""
-
-    mean_ms: float | None
-    percentiles_ms: dict[str, float | None]
-    items: int | None
-    backend: str
-    threads: int | None
-    model_sha256: str
-    histogram_edges_ms: list[float]  # one more than the counts; empty when the record has no usable histogram
-    histogram_counts: list[int]
-
-    @property
-    def histogram_bins(self) -> list[tuple[float, float, int]]:
-        """(from ms, to ms, items) per bin, for the table beside the chart."""
-        edges = self.histogram_edges_ms
-        return list(zip(edges, edges[1:], self.histogram_counts, strict=False))
-
-
-def entry_latency_distribution(entry: Entry) -> LatencyDistribution | None:
-    """The distribution of a `measured` inference entry, from its stored figures and its run record.
-
-    The mean and percentiles are the stored fields the boards rank by; the rest comes from the record.
-    """
-    record = entry.submission.run_record
-    if entry.is_training or entry.submission.source != Submission.Source.MEASURED or not isinstance(record, dict):
-        return None
-    histogram = record.get("histogram") if isinstance(record.get("histogram"), dict) else {}
-    edges = _numbers(histogram.get("edges_ms"))
-    counts = _numbers(histogram.get("counts"))
-    if edges is None or counts is None or len(edges) != len(counts) + 1:
-        edges, counts = [], []
-    backend = " ".join(str(record[key]) for key in ("backend", "backend_version") if record.get(key))
-    return LatencyDistribution(
-        mean_ms=entry.latency_ms,
-        percentiles_ms=entry_latency_percentiles(entry) or dict.fromkeys(LATENCY_PERCENTILES),
-        items=record.get("items"),
-        backend=backend,
-        threads=record.get("threads"),
-        model_sha256=str(record.get("model_sha256") or ""),
-        histogram_edges_ms=[float(edge) for edge in edges],
-        histogram_counts=[int(count) for count in counts],
-    )
-
-
-def _numbers(values) -> list | None:
-    if not isinstance(values, list) or not values:
-        return None
-    plain = all(isinstance(value, int | float) and not isinstance(value, bool) for value in values)
-    return values if plain else None
-
-
-def _exact(value: float | None) -> Decimal | None:
-    return None if value is None else shortest_decimal(value)
-
-
-def entries_list() -> QuerySet[Entry]:
-    return Entry.objects.accepted().select_related("task", "task_version").order_by("-date", "-id")
-
-
-def entry_detail(*, entry_id: int) -> Entry:
-    return (
-        Entry.objects.select_related(
-            "task", "task_version__task", "submission", "reproduces", "hardware_match__instance__provider"
-        )
-        .prefetch_related("curve", Prefetch("submission__files", queryset=SubmittedFile.objects.defer("content")))
-        .get(id=entry_id)
-    )
-
-
-def entry_reproductions(entry: Entry) -> list[Entry]:
-    """The accepted reference runs that reproduce this entry, earliest first."""
-    return list(entry.reproductions.accepted().select_related("submission").order_by("created_at", "id"))
-
-
-def reproduction_commands(entry: Entry) -> list[str]:
-    """The `run_reference` commands whose recipe reproduces this seed entry (by its DAWNBench file stem)."""
-    if not entry.is_training or not entry.source_name:
-        return []
-    return [recipe.command for recipe in recipes_reproducing(entry.task.slug, entry.source_name)]
-
-
-def submission_for(*, submission_id: int, user) -> Submission:
-    """A submission its owner (or staff) may read; others get DoesNotExist, as if it did not exist."""
-    submissions = Submission.objects.select_related("entry")
-    if not user.is_staff:
-        submissions = submissions.filter(submitter__user=user)
-    return submissions.get(id=submission_id)
-
-
 def home_boards(*, rows_per_board: int) -> list[dict]:
     """For the front page: every task with its current threshold and its four top-N boards."""
     boards = []
@@ -408,9 +239,9 @@ def home_boards(*, rows_per_board: int) -> list[dict]:
     return boards
 
 
-# --- the public site ------------------------------------------------------------------------------------------
-
 SORTABLE_COLUMNS = {"rank": None, "value": None, "date": "date", "model": "model", "team": "author"}
+
+
 SORTABLE_COLUMNS |= {"hardware": "hardware", "framework": "framework"}
 
 
@@ -505,20 +336,3 @@ def chart_frames(*, task_slug: str, as_of: datetime.date | None = None) -> dict[
             cost_usd_per_10k=pd.to_numeric(frame["inference_cost_usd_per_10k"], errors="coerce").astype(float),
         )
     return frames
-
-
-def entries_for_comparison(*, entry_ids: list[int]) -> list[Entry]:
-    """The accepted entries named, in the order named, each with its curve."""
-    found = Entry.objects.accepted().filter(id__in=entry_ids).select_related("task", "task_version")
-    by_id = {entry.id: entry for entry in found.prefetch_related("curve")}
-    return [by_id[entry_id] for entry_id in entry_ids if entry_id in by_id]
-
-
-def submitted_file(*, entry_id: int, role: str) -> SubmittedFile:
-    return SubmittedFile.objects.get(
-        submission__entry__id=entry_id, submission__entry__status=Entry.Status.ACCEPTED, role=role
-    )
-
-
-def current_task_versions() -> QuerySet[TaskVersion]:
-    return TaskVersion.objects.filter(is_current=True).select_related("task").order_by("task__slug")

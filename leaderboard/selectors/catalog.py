@@ -1,0 +1,31 @@
+"""Reads of the task catalog: the rules submissions are judged by, the current versions."""
+
+from __future__ import annotations
+
+from django.db.models import QuerySet
+
+from dawnboard.rules import Scale, TaskRules
+from leaderboard.models import TaskVersion
+
+
+def task_catalog() -> dict[str, dict[str, TaskRules]]:
+    """Every task version's rules, keyed by task slug then by the `version` an entry names."""
+    catalog: dict[str, dict[str, TaskRules]] = {}
+    for version in TaskVersion.objects.select_related("task"):
+        catalog.setdefault(version.task.slug, {})[version.version] = TaskRules(
+            task_slug=version.task.slug,
+            version=version.version,
+            metric_label=version.metric_label,
+            log_column=version.log_column,
+            inference_fields=tuple(version.inference_fields),
+            threshold=version.threshold,
+            scale=Scale(version.scale),
+            source=version.source,
+            documented_log_columns=tuple(version.documented_log_columns),
+            documented_fields=tuple(version.documented_fields),
+        )
+    return catalog
+
+
+def current_task_versions() -> QuerySet[TaskVersion]:
+    return TaskVersion.objects.filter(is_current=True).select_related("task").order_by("task__slug")

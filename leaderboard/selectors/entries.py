@@ -1,0 +1,188 @@
+"""Reads of entries: one with all it shows, lists without their submitted documents, its costs and measured latency,
+its files, its reproductions."""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass
+from decimal import Decimal
+
+from django.db.models import Prefetch, QuerySet
+
+from dawnboard.recipes import recipes_reproducing
+from dawnboard.rules import Track
+from dawnboard.scoring import shortest_decimal
+from leaderboard.models import Entry, HardwareMatch, Submission, SubmittedFile
+from pricing.domain.cost import PolicyCost
+from pricing.selectors import PricedRun, QuoteBook, price_warning, run_costs, run_footprint
+
+# An entry's JSON as submitted: up to the entry size cap each. Only an entry's own page and API detail show
+# them; a list or a board that loads them pays for the largest entry on every row (a 47 MB one made the
+# entries list take 20 s).
+BIG_ENTRY_COLUMNS = ("misc", "claimed", "extra_fields")
+
+
+def entries_list() -> QuerySet[Entry]:
+    """Accepted entries, newest first, without the JSON documents they were submitted as."""
+    entries = Entry.objects.accepted().defer(*BIG_ENTRY_COLUMNS).select_related("task", "task_version")
+    return entries.order_by("-date", "-id")
+
+
+def entry_detail(*, entry_id: int) -> Entry:
+    """One entry, whatever its status, with all it shows: its own documents, but not its files' contents, nor
+    the documents of the entry it reproduces."""
+    return (
+        Entry.objects.select_related(
+            "task", "task_version__task", "submission", "reproduces", "hardware_match__instance__provider"
+        )
+        .defer(*(f"reproduces__{column}" for column in BIG_ENTRY_COLUMNS))
+        .prefetch_related("curve", Prefetch("submission__files", queryset=SubmittedFile.objects.defer("content")))
+        .get(id=entry_id)
+    )
+
+
+def entry_reproductions(entry: Entry) -> list[Entry]:
+    """The accepted reference runs that reproduce this entry, earliest first."""
+    runs = entry.reproductions.accepted().defer(*BIG_ENTRY_COLUMNS).select_related("submission")
+    return list(runs.order_by("created_at", "id"))
+
+
+def reproduction_commands(entry: Entry) -> list[str]:
+    """The `run_reference` commands whose recipe reproduces this seed entry (by its DAWNBench file stem)."""
+    if not entry.is_training or not entry.source_name:
+        return []
+    return [recipe.command for recipe in recipes_reproducing(entry.task.slug, entry.source_name)]
+
+
+def entries_for_comparison(*, entry_ids: list[int]) -> list[Entry]:
+    """The accepted entries named, in the order named, each with its curve."""
+    found = Entry.objects.accepted().filter(id__in=entry_ids).defer(*BIG_ENTRY_COLUMNS)
+    found = found.select_related("task", "task_version")
+    by_id = {entry.id: entry for entry in found.prefetch_related("curve")}
+    return [by_id[entry_id] for entry_id in entry_ids if entry_id in by_id]
+
+
+def submitted_file(*, entry_id: int, role: str) -> SubmittedFile:
+    """An accepted entry's file, content and all; a role that is no role (a NUL, say) is never queried."""
+    if role not in SubmittedFile.Role.values:
+        raise SubmittedFile.DoesNotExist(f"No file has the role {role!r}.")
+    return SubmittedFile.objects.get(
+        submission__entry__id=entry_id, submission__entry__status=Entry.Status.ACCEPTED, role=role
+    )
+
+
+@dataclass(frozen=True)
+class EntryAccounting:
+    """What an entry cost under every price policy, how its claimed price compares, its energy and carbon."""
+
+    costs: list[PolicyCost]
+    price_warning: str | None
+    footprint: dict | None
+    match: HardwareMatch | None
+
+
+def entry_match(entry: Entry) -> HardwareMatch | None:
+    try:
+        return entry.hardware_match
+    except HardwareMatch.DoesNotExist:
+        return None
+
+
+def entry_priced_run(entry: Entry) -> PricedRun:
+    """The entry as pricing sees it: its figures, its date, and the catalog instance it ran on."""
+    return priced_run(entry, claimed_usd_per_item=entry.claimed.get("cost") if not entry.is_training else None)
+
+
+def priced_run(entry: Entry, *, claimed_usd_per_item: float | None) -> PricedRun:
+    """`entry_priced_run` without reading the entry's `claimed` document, for boards that leave it unloaded."""
+    match = entry_match(entry)
+    return PricedRun(
+        track=Track(entry.track),
+        date=entry.date,
+        seconds=_exact(entry.time_to_accuracy_seconds),
+        latency_ms=_exact(entry.latency_ms),
+        claimed_usd_per_hour=entry.cost_per_hour_usd,
+        claimed_usd_per_item=claimed_usd_per_item,
+        as_submitted_usd=entry.training_cost_usd if entry.is_training else entry.inference_cost_usd_per_10k,
+        instance=match.instance if match else None,
+        instance_count=match.instance_count if match else 1,
+        unpriced_reason=match.reason if match else "the hardware has not been matched to the catalog",
+    )
+
+
+def entry_accounting(entry: Entry, *, today: datetime.date | None = None) -> EntryAccounting:
+    run = entry_priced_run(entry)
+    book = QuoteBook([run.instance.id] if run.instance else [])  # one read of the quotes for all three
+    footprint = run_footprint(run, book=book)
+    return EntryAccounting(
+        costs=run_costs(run, today=today, book=book),
+        price_warning=price_warning(run, book=book),
+        footprint=None if footprint is None else {"entry_id": entry.id, **footprint},
+        match=entry_match(entry),
+    )
+
+
+LATENCY_PERCENTILES = ("p50", "p90", "p99", "max")
+
+
+def entry_latency_percentiles(entry: Entry) -> dict[str, float | None] | None:
+    """The latency percentiles (ms) the inference harness measured, by name; None for an entry it did not measure."""
+    percentiles = {name: getattr(entry, f"latency_{name}_ms") for name in LATENCY_PERCENTILES}
+    return None if all(value is None for value in percentiles.values()) else percentiles
+
+
+@dataclass(frozen=True)
+class LatencyDistribution:
+    """How a measured inference entry's latency was spread: the ranked figures, the run, its histogram."""
+
+    mean_ms: float | None
+    percentiles_ms: dict[str, float | None]
+    items: int | None
+    backend: str
+    threads: int | None
+    model_sha256: str
+    histogram_edges_ms: list[float]  # one more than the counts; empty when the record has no usable histogram
+    histogram_counts: list[int]
+
+    @property
+    def histogram_bins(self) -> list[tuple[float, float, int]]:
+        """(from ms, to ms, items) per bin, for the table beside the chart."""
+        edges = self.histogram_edges_ms
+        return list(zip(edges, edges[1:], self.histogram_counts, strict=False))
+
+
+def entry_latency_distribution(entry: Entry) -> LatencyDistribution | None:
+    """The distribution of a `measured` inference entry, from its stored figures and its run record.
+
+    The mean and percentiles are the stored fields the boards rank by; the rest comes from the record.
+    """
+    record = entry.submission.run_record
+    if entry.is_training or entry.submission.source != Submission.Source.MEASURED or not isinstance(record, dict):
+        return None
+    histogram = record.get("histogram") if isinstance(record.get("histogram"), dict) else {}
+    edges = _numbers(histogram.get("edges_ms"))
+    counts = _numbers(histogram.get("counts"))
+    if edges is None or counts is None or len(edges) != len(counts) + 1:
+        edges, counts = [], []
+    backend = " ".join(str(record[key]) for key in ("backend", "backend_version") if record.get(key))
+    return LatencyDistribution(
+        mean_ms=entry.latency_ms,
+        percentiles_ms=entry_latency_percentiles(entry) or dict.fromkeys(LATENCY_PERCENTILES),
+        items=record.get("items"),
+        backend=backend,
+        threads=record.get("threads"),
+        model_sha256=str(record.get("model_sha256") or ""),
+        histogram_edges_ms=[float(edge) for edge in edges],
+        histogram_counts=[int(count) for count in counts],
+    )
+
+
+def _numbers(values) -> list | None:
+    if not isinstance(values, list) or not values:
+        return None
+    plain = all(isinstance(value, int | float) and not isinstance(value, bool) for value in values)
+    return values if plain else None
+
+
+def _exact(value: float | None) -> Decimal | None:
+    return None if value is None else shortest_decimal(value)

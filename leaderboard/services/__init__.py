@@ -1,0 +1,73 @@
+"""Writes: receiving and judging submissions, storing accepted entries, importing DAWNBench trees, submitters,
+and matching entries to the price catalog. Every write runs in one transaction.
+
+- `submissions`: receiving a submission (now, or stored and queued), idempotent retries, imports;
+- `judging`: the verdict on stored files, recorded; an accepted one stored as an Entry;
+- `queueing`: judging on a worker, and the sweep that leaves no submission pending;
+- `submitters`: submitters and their tokens;
+- `hardware`: entries matched to the price catalog.
+"""
+
+from leaderboard.services.hardware import (
+    CatalogReload,
+    MatchSummary,
+    catalog_reload,
+    hardware_match_all,
+    hardware_match_entry,
+)
+from leaderboard.services.judging import (
+    SubmissionOutcome,
+    Upload,
+    entry_results,
+    submission_judge,
+    submission_outcome,
+    submission_store,
+)
+from leaderboard.services.queueing import (
+    SUBMISSION_JUDGE_TASK,
+    SUBMISSIONS_SWEEP_TASK,
+    QueueUnavailable,
+    SweepSummary,
+    submission_judge_queued,
+    submission_judging_fail,
+    submissions_sweep,
+)
+from leaderboard.services.submissions import (
+    IdempotencyKeyReused,
+    ImportOutcome,
+    SubmissionRejected,
+    entry_import,
+    submission_create,
+    upload_read,
+)
+from leaderboard.services.submitters import SubmitterExists, submitter_create, submitter_token_rotate
+
+__all__ = [
+    "SUBMISSIONS_SWEEP_TASK",
+    "SUBMISSION_JUDGE_TASK",
+    "CatalogReload",
+    "IdempotencyKeyReused",
+    "ImportOutcome",
+    "MatchSummary",
+    "QueueUnavailable",
+    "SubmissionOutcome",
+    "SubmissionRejected",
+    "SubmitterExists",
+    "SweepSummary",
+    "Upload",
+    "catalog_reload",
+    "entry_import",
+    "entry_results",
+    "hardware_match_all",
+    "hardware_match_entry",
+    "submission_create",
+    "submission_judge",
+    "submission_judge_queued",
+    "submission_judging_fail",
+    "submission_outcome",
+    "submission_store",
+    "submissions_sweep",
+    "submitter_create",
+    "submitter_token_rotate",
+    "upload_read",
+]

@@ -1,0 +1,289 @@
+"""Judging a stored submission: the ingest's verdict, recorded; an accepted one stored as an Entry.
+
+Idempotent, so a message delivered twice (a worker lost, a sweep) changes nothing the second time. Files
+byte-identical to an accepted entry are refused (`duplicate_submission`), a database constraint backing the
+check when two copies are judged at once.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from dawnboard.errors import ErrorCode, Issue
+from dawnboard.ingest import validate_dawnbench_files
+from dawnboard.results import Results
+from dawnboard.validation import IngestRejection, IngestResult
+from leaderboard.models import CurvePoint, Entry, Submission, SubmittedFile, Submitter, TaskVersion
+from leaderboard.selectors import LATENCY_PERCENTILES, task_catalog
+from leaderboard.services.hardware import hardware_match_entry
+
+
+@dataclass(frozen=True)
+class Upload:
+    """A file as received: its name and its bytes."""
+
+    name: str
+    content: bytes
+
+    @property
+    def sha256(self) -> str:
+        return hashlib.sha256(self.content).hexdigest()
+
+
+@dataclass(frozen=True)
+class SubmissionOutcome:
+    """What the submitter is told. `submission_id` is None when nothing was stored."""
+
+    status: str
+    submission_id: int | None = None
+    entry_id: int | None = None
+    errors: list[dict] = field(default_factory=list)
+    warnings: list[dict] = field(default_factory=list)
+    results: dict | None = None
+    dry_run: bool = False
+    replayed: bool = False  # the answer to a retried request (same Idempotency-Key): its first submission
+
+    def summary(self) -> dict:
+        """The verdict in brief, as a job that submitted reports it (pending, when a worker judges it)."""
+        return {
+            "status": self.status,
+            "submission_id": self.submission_id,
+            "entry_id": self.entry_id,
+            "errors": self.errors,
+        }
+
+
+def submission_judge(*, submission_id: int, source_name: str = "") -> str:
+    """Validate a stored submission and record the verdict; an accepted one becomes an Entry. Idempotent.
+
+    Files byte-identical to an accepted entry of the same task and track are refused (`duplicate_submission`):
+    the same run is ranked once, even when two copies are judged at the same moment by two workers.
+    """
+    with transaction.atomic():
+        submission = Submission.objects.select_for_update().get(id=submission_id)
+        if submission.status != Submission.Status.PENDING:
+            return submission.status
+        files = {file.role: file for file in submission.files.all()}
+        verdict = files_verdict(
+            task_slug=submission.task_slug,
+            track=submission.track,
+            entry=_as_upload(files.get(SubmittedFile.Role.ENTRY)),
+            log=_as_upload(files.get(SubmittedFile.Role.LOG)),
+        )
+        submission.warnings = [issue.as_dict() for issue in verdict.warnings]
+        submission.decided_at = timezone.now()
+        errors = [] if not verdict.accepted else _duplicate_of_accepted(submission)
+        if verdict.accepted and not errors:
+            try:
+                with transaction.atomic():  # a savepoint: the constraint may find a copy accepted meanwhile
+                    submission.status = Submission.Status.ACCEPTED
+                    submission.save(update_fields=["status", "warnings", "decided_at"])
+                    _entry_store(submission=submission, verdict=verdict, source_name=source_name)
+            except IntegrityError:
+                errors = _duplicate_of_accepted(submission)
+                if not errors:
+                    raise
+        if not verdict.accepted or errors:
+            submission.errors = errors or [issue.as_dict() for issue in verdict.errors]
+            submission.status = Submission.Status.REJECTED
+            submission.save(update_fields=["status", "errors", "warnings", "decided_at"])
+        return submission.status
+
+
+def submission_outcome(*, submission: Submission) -> SubmissionOutcome:
+    """The verdict of a stored submission, as its submitter sees it."""
+    entry = getattr(submission, "entry", None) if submission.status == Submission.Status.ACCEPTED else None
+    return SubmissionOutcome(
+        status=submission.status,
+        submission_id=submission.id,
+        entry_id=entry.id if entry else None,
+        errors=submission.errors,
+        warnings=submission.warnings,
+        results=entry_results(entry) if entry else None,
+    )
+
+
+def entry_results(entry: Entry) -> dict:
+    """An entry's recomputed results, in the one shape verdicts, commands and the API share."""
+    return Results.of(entry).as_dict()
+
+
+def _task_version_for(*, task_slug: str, version: str) -> TaskVersion:
+    return TaskVersion.objects.select_related("task").get(task__slug=task_slug, version=version)
+
+
+def files_digest_of(*, task_slug: str, track: str, entry: Upload | None, log: Upload | None) -> str:
+    return Submission.digest_of(
+        task_slug=task_slug,
+        track=track,
+        entry_sha256=entry.sha256 if entry else "-",
+        log_sha256=log.sha256 if log else None,
+    )
+
+
+def _duplicate_of_accepted(submission: Submission) -> list[dict]:
+    """The `duplicate_submission` error when an accepted entry of the same task and track has these files."""
+    first = (
+        Entry.objects.filter(
+            submission__task_slug=submission.task_slug,
+            submission__track=submission.track,
+            submission__files_digest=submission.files_digest,
+            submission__status=Submission.Status.ACCEPTED,
+        )
+        .exclude(submission_id=submission.id)
+        .only("id")
+        .first()
+    )
+    if first is None or not submission.files_digest:
+        return []
+    issue = Issue(
+        ErrorCode.DUPLICATE_SUBMISSION,
+        f"These files are byte-identical to entry {first.id}, already on the board; a run is ranked once.",
+        field="entry",
+    )
+    return [{**issue.as_dict(), "entry_id": first.id}]
+
+
+def files_verdict(
+    *, task_slug: str, track: str, entry: Upload | None, log: Upload | None
+) -> IngestResult | IngestRejection:
+    return validate_dawnbench_files(
+        task_slug=task_slug,
+        track=track,
+        entry_bytes=entry.content if entry else None,
+        log_bytes=log.content if log else None,
+        catalog=task_catalog(),
+    )
+
+
+def submission_store(
+    *,
+    task_slug: str,
+    track: str,
+    entry: Upload | None,
+    log: Upload | None,
+    source: str,
+    submitter: Submitter | None,
+    run_record: dict | None = None,
+    idempotency_key: str = "",
+    times_queued: int = 0,
+    queued_at=None,
+) -> Submission:
+    submission = Submission.objects.create(
+        submitter=submitter,
+        source=source,
+        task_slug=task_slug,
+        track=track,
+        run_record=run_record,
+        files_digest=files_digest_of(task_slug=task_slug, track=track, entry=entry, log=log),
+        idempotency_key=idempotency_key,
+        times_queued=times_queued,
+        queued_at=queued_at,
+    )
+    for role, upload in ((SubmittedFile.Role.ENTRY, entry), (SubmittedFile.Role.LOG, log)):
+        if upload is not None:
+            SubmittedFile.objects.create(
+                submission=submission,
+                role=role,
+                name=upload.name[:255],
+                sha256=upload.sha256,
+                size_bytes=len(upload.content),
+                content=upload.content,
+            )
+    return submission
+
+
+def _entry_store(*, submission: Submission, verdict: IngestResult, source_name: str) -> Entry:
+    document, results = verdict.entry, verdict.results
+    version = _task_version_for(task_slug=verdict.rules.task_slug, version=verdict.rules.version)
+    entry = Entry.objects.create(
+        submission=submission,
+        task=version.task,
+        task_version=version,
+        track=verdict.track,
+        source_name=source_name,
+        reproduces=_seed_entry_reproduced(submission),
+        version=document.version,
+        author=document.author,
+        author_email=document.author_email,
+        framework=document.framework,
+        model=document.model,
+        hardware=document.hardware,
+        date=document.date,
+        code_url=document.code_url,
+        commit_hash=document.commit_hash,
+        log_filename=document.log_filename,
+        cost_per_hour_usd=document.cost_per_hour_usd,
+        misc=document.misc,
+        extra_fields=document.extra_fields,
+        claimed=document.claimed,
+        warnings=[issue.as_dict() for issue in verdict.warnings],
+        accuracy=results.accuracy,
+        time_to_accuracy_seconds=results.time_to_accuracy_seconds,
+        time_to_accuracy_epoch=results.time_to_accuracy_epoch,
+        time_to_accuracy_line=results.time_to_accuracy_line,
+        training_cost_usd=results.training_cost_usd,
+        latency_ms=results.latency_ms,
+        **_measured_latency_percentiles(submission),
+        inference_cost_usd_per_10k=results.inference_cost_usd_per_10k,
+        log_row_count=verdict.log_row_count,
+    )
+    CurvePoint.objects.bulk_create(
+        [
+            CurvePoint(
+                entry=entry,
+                position=position,
+                line=point.line,
+                epoch=point.epoch,
+                hours=point.hours,
+                metric=point.metric,
+            )
+            for position, point in enumerate(verdict.curve)
+        ],
+        batch_size=500,
+    )
+    hardware_match_entry(entry=entry)
+    return entry
+
+
+def _measured_latency_percentiles(submission: Submission) -> dict[str, float]:
+    """The latency percentiles the inference harness measured (its run record), for a `measured` submission."""
+    if submission.source != Submission.Source.MEASURED or not submission.run_record:
+        return {}
+    latency = submission.run_record.get("latency_ms") or {}
+    return {f"latency_{name}_ms": float(latency[name]) for name in LATENCY_PERCENTILES if name in latency}
+
+
+def _seed_entry_reproduced(submission: Submission) -> Entry | None:
+    """The accepted seed entry a reference run reproduces: the first its record names that is on the board."""
+    record = submission.run_record or {}
+    names = [name for name in [record.get("reproduces"), *record.get("reproduces_any_of", [])] if name]
+    if not names:
+        return None
+    seeds = {
+        seed.source_name: seed
+        for seed in Entry.objects.accepted().filter(
+            task__slug=submission.task_slug, track=submission.track, source_name__in=names
+        )
+    }
+    return next((seeds[name] for name in names if name in seeds), None)
+
+
+def _as_upload(file: SubmittedFile | None) -> Upload | None:
+    return None if file is None else Upload(name=file.name, content=bytes(file.content))
+
+
+def verdict_outcome(
+    verdict: IngestResult | IngestRejection, *, status: str, dry_run: bool = False
+) -> SubmissionOutcome:
+    return SubmissionOutcome(
+        status=status,
+        errors=[issue.as_dict() for issue in getattr(verdict, "errors", [])],
+        warnings=[issue.as_dict() for issue in verdict.warnings],
+        results=verdict.results.as_dict() if verdict.accepted else None,
+        dry_run=dry_run,
+    )

@@ -1,0 +1,181 @@
+"""Receiving a submission: now (no broker, in the receiving transaction) or stored and queued for a worker.
+
+With no Celery broker the judging runs in-process inside the receiving transaction, so a rejected submission
+rolls back and stores nothing. With a broker the upload is stored as `pending` and a worker judges it; a
+rejection then records only the verdict. An Idempotency-Key makes a retried request answer its first one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+
+from dawnboard.errors import ErrorCode, Issue
+from dawnboard.validation import check_request
+from leaderboard.models import Entry, Submission, Submitter
+from leaderboard.selectors import task_catalog
+from leaderboard.services.judging import (
+    SubmissionOutcome,
+    Upload,
+    files_digest_of,
+    files_verdict,
+    submission_judge,
+    submission_outcome,
+    submission_store,
+    verdict_outcome,
+)
+from leaderboard.services.queueing import submission_queue
+
+
+class SubmissionRejected(Exception):
+    """Raised before anything is stored, e.g. for an upload over the size limit."""
+
+    def __init__(self, *issues: Issue):
+        super().__init__("; ".join(issue.message for issue in issues))
+        self.issues = list(issues)
+
+
+class IdempotencyKeyReused(Exception):
+    """The Idempotency-Key already names a submission of other files."""
+
+    def __init__(self, submission_id: int):
+        super().__init__(f"This Idempotency-Key was used for submission {submission_id}, with other files.")
+        self.submission_id = submission_id
+
+
+def upload_read(file, *, field_name: str) -> Upload:
+    """Read an uploaded file, refusing one over the limit before its bytes are loaded."""
+    limit = settings.SUBMISSION_MAX_FILE_BYTES
+    if file.size > limit:
+        raise SubmissionRejected(
+            Issue(
+                ErrorCode.FILE_TOO_LARGE,
+                f"The {field_name} file is {file.size:,} bytes; the limit is {limit:,}.",
+                field=field_name,
+            )
+        )
+    name = (getattr(file, "name", "") or field_name).replace("\x00", "")
+    return Upload(name=name, content=file.read())
+
+
+def submission_create(
+    *,
+    task_slug: str,
+    track: str,
+    entry: Upload | None,
+    log: Upload | None,
+    source: str,
+    submitter: Submitter | None = None,
+    source_name: str = "",
+    dry_run: bool = False,
+    run_record: dict | None = None,
+    idempotency_key: str = "",
+) -> SubmissionOutcome:
+    """Receive a submission and judge it (now, or on a worker when a broker is configured).
+
+    `run_record` is a reference run's record (its run.json); it is kept with the submission, and an accepted
+    entry is linked to the seed entry the record says the run reproduces. A request that repeats a
+    submitter's `idempotency_key` with the same files gets its first submission back (`replayed`).
+
+    Raises:
+        IdempotencyKeyReused: the key names a submission of other files.
+        QueueUnavailable: the broker is down; nothing was stored.
+    """
+    if dry_run:
+        verdict = files_verdict(task_slug=task_slug, track=track, entry=entry, log=log)
+        return verdict_outcome(verdict, status="valid" if verdict.accepted else "rejected", dry_run=True)
+
+    problems = check_request(
+        task_slug=task_slug, track=track, has_entry=entry is not None, has_log=log is not None, catalog=task_catalog()
+    )
+    if problems:  # refused before anything is stored or queued
+        return SubmissionOutcome(status="rejected", errors=[issue.as_dict() for issue in problems])
+    store = {
+        "task_slug": task_slug,
+        "track": track,
+        "entry": entry,
+        "log": log,
+        "source": source,
+        "submitter": submitter,
+        "run_record": run_record,
+        "idempotency_key": idempotency_key if submitter is not None else "",
+    }
+    files_digest = files_digest_of(task_slug=task_slug, track=track, entry=entry, log=log)
+    if store["idempotency_key"]:
+        replay = _idempotent_replay(submitter=submitter, key=idempotency_key, files_digest=files_digest)
+        if replay is not None:
+            return replay
+    try:
+        if settings.CELERY_TASK_ALWAYS_EAGER:
+            return _submission_create_now(source_name=source_name, **store)
+        return submission_queue(source_name=source_name, **store)
+    except IntegrityError:
+        # A concurrent request with the same key stored its submission first: answer with that one.
+        replay = store["idempotency_key"] and _idempotent_replay(
+            submitter=submitter, key=idempotency_key, files_digest=files_digest
+        )
+        if not replay:
+            raise
+        return replay
+
+
+@dataclass(frozen=True)
+class ImportOutcome:
+    status: str  # imported, skipped, rejected
+    entry_id: int | None = None
+    errors: list[dict] = field(default_factory=list)
+    warnings: list[dict] = field(default_factory=list)
+
+
+def entry_import(*, task_slug: str, track: str, source_name: str, entry: Upload, log: Upload | None) -> ImportOutcome:
+    """Import one DAWNBench file (pair) through the same judging as the API; an already imported one is skipped."""
+    if Entry.objects.filter(task__slug=task_slug, track=track, source_name=source_name).exists():
+        return ImportOutcome(status="skipped")
+    try:
+        outcome = _submission_create_now(
+            task_slug=task_slug,
+            track=track,
+            entry=entry,
+            log=log,
+            source=Submission.Source.IMPORT,
+            submitter=None,
+            source_name=source_name,
+        )
+    except IntegrityError:  # imported concurrently by another process
+        return ImportOutcome(status="skipped")
+    if outcome.status != Submission.Status.ACCEPTED:
+        return ImportOutcome(status="rejected", errors=outcome.errors, warnings=outcome.warnings)
+    return ImportOutcome(status="imported", entry_id=outcome.entry_id, warnings=outcome.warnings)
+
+
+def _submission_create_now(*, source_name: str = "", **store) -> SubmissionOutcome:
+    """Store and judge in one transaction, in this process; a rejection rolls back and leaves nothing."""
+    with transaction.atomic():
+        submission = submission_store(**store)
+        submission_judge(submission_id=submission.id, source_name=source_name)
+        submission.refresh_from_db()
+        outcome = submission_outcome(submission=submission)
+        if submission.status == Submission.Status.REJECTED:
+            transaction.set_rollback(True)
+            return SubmissionOutcome(status="rejected", errors=outcome.errors, warnings=outcome.warnings)
+        return outcome
+
+
+def _idempotent_replay(*, submitter: Submitter, key: str, files_digest: str) -> SubmissionOutcome | None:
+    """The submission a repeated Idempotency-Key names, as its first request's answer; None when none does.
+
+    A key older than IDEMPOTENCY_KEY_HOURS is forgotten (and free for a new submission).
+    """
+    first = Submission.objects.filter(submitter=submitter, idempotency_key=key).select_related("entry").first()
+    if first is None:
+        return None
+    if first.created_at < timezone.now() - timedelta(hours=settings.IDEMPOTENCY_KEY_HOURS):
+        Submission.objects.filter(id=first.id).update(idempotency_key="")
+        return None
+    if first.files_digest != files_digest:
+        raise IdempotencyKeyReused(first.id)
+    return replace(submission_outcome(submission=first), replayed=True)

@@ -1,0 +1,125 @@
+"""API throttles: a flood meets 429 with Retry-After and `throttled`; a guessed-token flood is stopped first."""
+
+from __future__ import annotations
+
+import pytest
+from django.conf import settings
+from django.core.cache import cache
+from django.test import override_settings
+from rest_framework.test import APIClient
+
+from tests.factories import SubmitterFactory
+from tests.leaderboard.api.helpers import submit
+
+pytestmark = pytest.mark.django_db
+
+TASKS_URL = "/api/v1/tasks/"
+OFF = {"anon": None, "user": None, "submissions": None, "auth_failure": None}
+
+
+@pytest.fixture(autouse=True)
+def empty_cache():
+    """Throttle counts live in the cache; each test starts with none and leaves none."""
+    cache.clear()
+    yield
+    cache.clear()
+
+
+def rates(**rates: str):
+    """Turn on the named throttles (the test settings turn them all off); DRF reloads its settings."""
+    return override_settings(REST_FRAMEWORK={**settings.REST_FRAMEWORK, "DEFAULT_THROTTLE_RATES": {**OFF, **rates}})
+
+
+def codes(response) -> list[str]:
+    return [error["code"] for error in response.json()["errors"]]
+
+
+def test_anonymous_reads_past_the_rate_get_429_with_retry_after(anonymous_client):
+    with rates(anon="3/min"):
+        statuses = [anonymous_client.get(TASKS_URL).status_code for _ in range(3)]
+        refused = anonymous_client.get(TASKS_URL)
+
+    assert statuses == [200, 200, 200]
+    assert refused.status_code == 429
+    assert codes(refused) == ["throttled"]
+    assert 0 < int(refused["Retry-After"]) <= 60
+
+
+def test_submissions_past_the_rate_get_429(api_client):
+    with rates(submissions="2/hour"):
+        statuses = [submit(api_client, query="?dry_run=1").status_code for _ in range(2)]
+        refused = submit(api_client, query="?dry_run=1")
+
+    assert 429 not in statuses
+    assert refused.status_code == 429
+    assert codes(refused) == ["throttled"]
+    assert int(refused["Retry-After"]) > 60
+
+
+def test_submission_rate_is_per_submitter(api_client):
+    other = APIClient()
+    other.credentials(HTTP_AUTHORIZATION=f"Token {SubmitterFactory().token}")
+    with rates(submissions="1/hour"):
+        submit(api_client, query="?dry_run=1")
+        refused = submit(api_client, query="?dry_run=1")
+        other_first = submit(other, query="?dry_run=1")
+
+    assert refused.status_code == 429
+    assert other_first.status_code != 429
+
+
+def test_forwarded_for_is_ignored_without_a_trusted_proxy(anonymous_client):
+    with rates(anon="2/min"):
+        for number in range(2):
+            anonymous_client.get(TASKS_URL, HTTP_X_FORWARDED_FOR=f"203.0.113.{number}")
+        refused = anonymous_client.get(TASKS_URL, HTTP_X_FORWARDED_FOR="203.0.113.99")
+
+    assert refused.status_code == 429
+
+
+@override_settings(BEHIND_TLS_PROXY=True)
+def test_behind_the_proxy_each_forwarded_client_has_its_own_count(anonymous_client):
+    with rates(anon="2/min"):
+        for _ in range(2):
+            anonymous_client.get(TASKS_URL, HTTP_X_FORWARDED_FOR="198.51.100.7, 203.0.113.1")
+        refused = anonymous_client.get(TASKS_URL, HTTP_X_FORWARDED_FOR="203.0.113.1")
+        # The proxy appends the address it saw; what the client wrote before it is not believed.
+        spoofed = anonymous_client.get(TASKS_URL, HTTP_X_FORWARDED_FOR="203.0.113.1, 203.0.113.2")
+
+    assert (refused.status_code, spoofed.status_code) == (429, 200)
+
+
+def test_bad_tokens_past_the_rate_get_429_before_the_token_is_checked(submitter):
+    guesser = APIClient()
+    guesser.credentials(HTTP_AUTHORIZATION="Token " + "0" * 40)
+    with rates(auth_failure="5/min"):
+        statuses = [guesser.get(TASKS_URL).status_code for _ in range(5)]
+        refused = guesser.get(TASKS_URL)
+        guesser.credentials(HTTP_AUTHORIZATION=f"Token {submitter.token}")
+        right_token_from_the_same_address = guesser.get(TASKS_URL)
+
+    assert statuses == [401] * 5
+    assert refused.status_code == 429
+    assert codes(refused) == ["throttled"]
+    assert 0 < int(refused["Retry-After"]) <= 60
+    assert right_token_from_the_same_address.status_code == 429
+
+
+def test_failed_tokens_from_one_address_do_not_lock_out_another(submitter):
+    guesser = APIClient(REMOTE_ADDR="192.0.2.1")
+    guesser.credentials(HTTP_AUTHORIZATION="Token " + "0" * 40)
+    honest = APIClient(REMOTE_ADDR="192.0.2.2")
+    honest.credentials(HTTP_AUTHORIZATION=f"Token {submitter.token}")
+    with rates(auth_failure="2/min"):
+        for _ in range(3):
+            guesser.get(TASKS_URL)
+        answered = honest.get(TASKS_URL)
+
+    assert answered.status_code == 200
+
+
+def test_good_tokens_never_count_as_failures(api_client):
+    with rates(auth_failure="2/min"):
+        statuses = [api_client.get(TASKS_URL).status_code for _ in range(5)]
+
+    assert statuses == [200] * 5
