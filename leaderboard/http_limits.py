@@ -9,6 +9,7 @@ worker killed mid-request left there are removed when the next worker starts.
 
 from __future__ import annotations
 
+import ipaddress
 import logging
 import tempfile
 import time
@@ -36,9 +37,11 @@ def client_ip(request: HttpRequest) -> str:
     meet a throttle or a lockout. The proxy appends the address it saw, so the last one is the trusted one.
     """
     if settings.BEHIND_TLS_PROXY:
-        forwarded = [part.strip() for part in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")]
-        if forwarded[-1]:
-            return forwarded[-1]
+        forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "").split(",")[-1].strip()
+        try:
+            return str(ipaddress.ip_address(forwarded))  # not "1.2.3.4:5678" or "unknown": axes stores an address
+        except ValueError:
+            pass
     return request.META.get("REMOTE_ADDR", "")
 
 

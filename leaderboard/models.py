@@ -73,8 +73,9 @@ class Submitter(models.Model):
 class Submission(models.Model):
     """One upload and its verdict. Its files are kept verbatim; an accepted one has exactly one Entry.
 
-    With a broker, a worker judges it: `times_queued` and `judging_starts` count the tries, so a message lost
-    with a killed worker is queued again by the sweep, and one that keeps killing its worker ends `failed`.
+    With a broker, a worker judges it under a lease (`judging_lease_until`): a message lost with a killed
+    worker is queued again by the sweep once the lease runs out, and a file whose judging starts
+    SUBMISSION_JUDGE_MAX_TRIES times without a verdict (it kills its worker) ends `failed`.
     """
 
     class Status(models.TextChoices):
@@ -111,6 +112,9 @@ class Submission(models.Model):
     times_queued = models.PositiveSmallIntegerField(default=0)
     judging_starts = models.PositiveSmallIntegerField(default=0)
     queued_at = models.DateTimeField(null=True, blank=True)
+    judging_lease_until = models.DateTimeField(
+        null=True, blank=True, help_text="A worker judging it holds it until then; other deliveries leave it alone."
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     decided_at = models.DateTimeField(null=True, blank=True)
 

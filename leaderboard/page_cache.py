@@ -83,7 +83,8 @@ def cached_page(view=None, *, query=None):
         seconds = settings.PAGE_CACHE_SECONDS
         if not seconds or request.method != "GET" or not parsed:
             return view(request, *args, **kwargs)
-        key = cache_key("page", f"{request.path}?{parameters.urlencode()}")
+        # The scheme and host too: pages write absolute links (a permalink, the API's address) with them.
+        key = cache_key("page", f"{request.scheme}://{request.get_host()}{request.path}?{parameters.urlencode()}")
         response = cache.get(key)
         if response is None:
             response = view(request, *args, **kwargs)

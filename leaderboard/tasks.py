@@ -12,6 +12,7 @@ from django.db import InterfaceError, OperationalError
 from leaderboard.services import (
     SUBMISSION_JUDGE_TASK,
     SUBMISSIONS_SWEEP_TASK,
+    SubmissionNotVisible,
     submission_judge_queued,
     submission_judging_fail,
     submissions_sweep,
@@ -22,9 +23,10 @@ from leaderboard.services import (
     name=SUBMISSION_JUDGE_TASK,
     acks_late=True,  # acknowledged once judged: a worker lost mid-judging leaves the message to another
     reject_on_worker_lost=True,  # a child killed mid-judging hands its message back at once
-    autoretry_for=(OperationalError, InterfaceError),  # the database went away: judging again is safe
+    # The database went away (judging again is safe), or the message came before its row committed.
+    autoretry_for=(OperationalError, InterfaceError, SubmissionNotVisible),
     retry_backoff=True,
-    max_retries=3,
+    max_retries=4,
     soft_time_limit=settings.SUBMISSION_JUDGE_SOFT_TIME_LIMIT_SECONDS,
     time_limit=settings.SUBMISSION_JUDGE_TIME_LIMIT_SECONDS,
 )

@@ -135,3 +135,22 @@ def test_throttle_rates_and_the_lockout_come_from_the_environment():
     assert result.stdout.strip() == (
         "{'anon': '1/s', 'user': '2/s', 'submissions': '3/hour', 'auth_failure': None} 7"
     ), result.stderr
+
+
+def test_gunicorn_and_the_worker_load_production_settings_unless_told_otherwise():
+    """`gunicorn config.wsgi` imports the `config` package (and its Celery app) first: both must mean production."""
+    code = (
+        "import config.wsgi; from django.conf import settings; from config.celery_app import app; "
+        "print(settings.SETTINGS_MODULE, settings.SECURE_SSL_REDIRECT, app.conf.worker_disable_prefetch)"
+    )
+    environment = {key: value for key, value in _clean_environment().items() if key != "DJANGO_SETTINGS_MODULE"}
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        env={**environment, "SECRET_KEY": DEPLOY_SECRET_KEY},
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.split() == ["config.settings.production", "True", "True"]

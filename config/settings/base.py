@@ -206,11 +206,15 @@ CELERY_RESULT_BACKEND = env("CELERY_RESULT_BACKEND", default="") or (
 CELERY_TASK_IGNORE_RESULT = True
 # No submission lost with a worker: a message is acknowledged only once its task has finished, a child killed
 # mid-task hands its message back, and Redis hands out again a message a dead worker held, after the visibility
-# timeout. Judging twice is harmless (the judge is idempotent), so the timeout is kept short: shorter than the
-# judge's hard limit, so a lost judging is redone within minutes rather than the hour Redis waits by default.
+# timeout. A second delivery of a message still being judged finds the submission leased and leaves it, so the
+# timeout is kept short: shorter than the judge's hard limit, so a lost judging is redone within minutes rather
+# than the hour Redis waits by default.
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
+# A worker takes a message only when a slot is free, so none waits unacknowledged behind a long task (a
+# reference run of hours) where the short visibility timeout would hand it to a second worker meanwhile.
+CELERY_WORKER_DISABLE_PREFETCH = True
 CELERY_TASK_TIME_LIMIT = 10 * 60
 CELERY_TASK_SOFT_TIME_LIMIT = 9 * 60
 SUBMISSION_JUDGE_SOFT_TIME_LIMIT_SECONDS = env.int("SUBMISSION_JUDGE_SOFT_TIME_LIMIT_SECONDS", default=120)
@@ -224,9 +228,9 @@ CELERY_BROKER_TRANSPORT_OPTIONS = {
     "socket_timeout": 5,
 }
 CELERY_TASK_PUBLISH_RETRY_POLICY = {"max_retries": 2, "interval_start": 0, "interval_step": 0.5, "interval_max": 0.5}
-# The sweep (Celery beat: `celery -A config beat`) queues again a submission pending longer than the deadline,
-# and records `failed` (`judging_failed`) for one queued SUBMISSION_JUDGE_MAX_TRIES times or whose judging
-# started that many times without a verdict (a file that kills its worker).
+# The sweep (Celery beat: `celery -A config beat`) queues again a submission pending longer than the deadline
+# and not leased by a worker; one whose judging started SUBMISSION_JUDGE_MAX_TRIES times without a verdict (a
+# file that kills its worker) is recorded `failed` (`judging_failed`). One merely waiting in a backlog never is.
 SUBMISSION_JUDGE_DEADLINE_SECONDS = env.int(
     "SUBMISSION_JUDGE_DEADLINE_SECONDS", default=CELERY_VISIBILITY_TIMEOUT + SUBMISSION_JUDGE_TIME_LIMIT_SECONDS
 )

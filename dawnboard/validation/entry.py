@@ -409,18 +409,21 @@ def _check_cost_consistency(numbers: dict[str, Decimal | None], warnings: list[I
         )
 
 
-def _check_code_url(url: str, errors: list[Issue]) -> None:
-    """A link the pages can render as an href safely: absolute http(s) with a host, nothing else.
+def is_web_link(url: str) -> bool:
+    """Whether a link can be rendered as an href safely: absolute http(s) with a host, nothing else.
 
     A `javascript:` or `data:` link would run in the reader's browser; a relative one would point into
-    Dawnboard itself.
+    Dawnboard itself. The pages ask this again of every stored link, so one stored before the check is inert.
     """
     try:
         parts = None if URL_FORBIDDEN.search(url) else urlsplit(url)
-        host = parts.hostname if parts is not None and parts.scheme in URL_SCHEMES and parts.port != 0 else None
+        return bool(parts is not None and parts.scheme in URL_SCHEMES and parts.port != 0 and parts.hostname)
     except ValueError:  # an unclosed IPv6 bracket, or a port that is not a number from 1 to 65535
-        host = None
-    if not host:
+        return False
+
+
+def _check_code_url(url: str, errors: list[Issue]) -> None:
+    if not is_web_link(url):
         errors.append(
             Issue(
                 ErrorCode.INVALID_URL,

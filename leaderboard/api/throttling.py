@@ -76,23 +76,24 @@ class AuthFailureThrottle(_LiveRates, throttling.SimpleRateThrottle):
 
 
 class FailureLimitedTokenAuthentication(TokenAuthentication):
-    """Token authentication that stops looking tokens up for an address after too many wrong ones.
+    """Token authentication that answers 429 instead of 401 to an address past too many wrong tokens.
 
-    DRF authenticates before it throttles, so without this a flood of guessed tokens meets only 401s: the
-    count is checked before the token is, and a failure adds to it.
+    DRF authenticates before it throttles, so without this a flood of guessed tokens meets only 401s. Only
+    failures count and only failures are refused: a valid token from the same address (a shared NAT) still
+    gets in, since a token of 160 random bits is not guessed, and a flood is slowed down all the same.
     """
 
     def authenticate(self, request):
         words = get_authorization_header(request).split()
         if not words or words[0].lower() != self.keyword.lower().encode():
             return None
-        failures = AuthFailureThrottle()
-        if not failures.allow_request(request, None):
-            raise exceptions.Throttled(
-                wait=failures.wait(), detail="Too many failed token authentications from this address."
-            )
         try:
             return super().authenticate(request)
         except exceptions.AuthenticationFailed:
+            failures = AuthFailureThrottle()
+            if not failures.allow_request(request, None):
+                raise exceptions.Throttled(
+                    wait=failures.wait(), detail="Too many failed token authentications from this address."
+                ) from None
             failures.record_failure()
             raise

@@ -135,8 +135,8 @@ class SubmissionCreateView(generics.ListAPIView):
             return rejected_response([issue.as_dict() for issue in rejected.issues], id=None)
         try:
             outcome = submission_create(
-                task_slug=request.data.get("task", "").strip(),
-                track=request.data.get("track", "").strip(),
+                task_slug=request.POST.get("task", "").strip(),  # form fields only: a file part named task is absent
+                track=request.POST.get("track", "").strip(),
                 entry=entry,
                 log=log,
                 source=Submission.Source.API,

@@ -57,6 +57,15 @@ class Migration(migrations.Migration):
         ),
         migrations.AddField(
             model_name="submission",
+            name="judging_lease_until",
+            field=models.DateTimeField(
+                blank=True,
+                help_text="A worker judging it holds it until then; other deliveries leave it alone.",
+                null=True,
+            ),
+        ),
+        migrations.AddField(
+            model_name="submission",
             name="queued_at",
             field=models.DateTimeField(blank=True, null=True),
         ),

@@ -142,7 +142,8 @@ def _duplicate_of_accepted(submission: Submission) -> list[dict]:
         return []
     issue = Issue(
         ErrorCode.DUPLICATE_SUBMISSION,
-        f"These files are byte-identical to entry {first.id}, already on the board; a run is ranked once.",
+        f"These files are byte-identical to entry {first.id}, accepted before (see /entries/{first.id}/); "
+        "a run is ranked once.",
         field="entry",
     )
     return [{**issue.as_dict(), "entry_id": first.id}]

@@ -1,7 +1,10 @@
 """Judging on a worker: queueing a stored submission, the worker's checks, the sweep that leaves none pending.
 
-A submission is queued after its row commits; a broker that refuses it removes the row again
-(`QueueUnavailable`, 503). The message carries the files' digest, so a worker judges exactly what was stored.
+A submission is queued inside the transaction that stores it: a broker that refuses the message rolls the
+row back (`QueueUnavailable`, 503), so no row is ever left that no message names. The message carries the
+files' digest, so a worker judges exactly what was stored. A worker takes a lease on the submission before it
+judges: a second copy of the message (redelivered after a lost worker, or queued again by the sweep) leaves
+it alone while the lease runs, and starts are counted exactly, so a file that kills its worker ends `failed`.
 """
 
 from __future__ import annotations
@@ -22,17 +25,16 @@ from leaderboard.services.judging import SubmissionOutcome, submission_judge, su
 
 logger = logging.getLogger(__name__)
 
-
 # The Celery tasks that judge a stored submission and sweep up the ones left pending (leaderboard/tasks.py),
 # queued by name so this module, which the tasks call, never imports them back.
 SUBMISSION_JUDGE_TASK = "leaderboard.submission_judge"
-
-
 SUBMISSIONS_SWEEP_TASK = "leaderboard.submissions_sweep"
-
-
 # What a client is told to wait before trying again when the queue is down.
 QUEUE_RETRY_AFTER_SECONDS = 30
+
+
+class SubmissionNotVisible(Exception):
+    """The message names no stored submission: its row may not be committed yet (the task retries shortly)."""
 
 
 class QueueUnavailable(Exception):
@@ -45,25 +47,31 @@ def submission_judge_queued(*, submission_id: int, files_digest: str, source_nam
     """Judge a submission as a worker received it from the queue.
 
     The message must name the files stored under its id (a worker pointed at another deployment's database
-    refuses it). Each start is counted first, in its own transaction, so a file that kills its worker every
-    time ends `failed` after SUBMISSION_JUDGE_MAX_TRIES starts instead of being handed out forever.
+    refuses it). The worker then takes the submission's lease, counting the start in its own transaction.
 
-    Returns the submission's status, or "refused" for a message that names no submission of these files.
+    Returns the submission's status ("pending" when another delivery holds the lease), or "refused".
+
+    Raises:
+        SubmissionNotVisible: no submission has this id (yet).
     """
     stored_digest = Submission.objects.filter(id=submission_id).values_list("files_digest", flat=True).first()
-    if stored_digest is None or stored_digest != files_digest:
-        logger.error(
-            "Refusing to judge submission %s: %s",
-            submission_id,
-            "no such submission" if stored_digest is None else "the message names other files",
-        )
+    if stored_digest is None:
+        raise SubmissionNotVisible(f"No submission {submission_id} is stored (yet).")
+    if stored_digest != files_digest:
+        logger.error("Refusing to judge submission %s: the message names other files", submission_id)
         return "refused"
-    started = Submission.objects.filter(id=submission_id, status=Submission.Status.PENDING).update(
-        judging_starts=F("judging_starts") + 1
+    now = timezone.now()
+    started = (
+        Submission.objects.filter(id=submission_id, status=Submission.Status.PENDING)
+        .filter(Q(judging_lease_until__isnull=True) | Q(judging_lease_until__lt=now))
+        .update(
+            judging_starts=F("judging_starts") + 1,
+            judging_lease_until=now + timedelta(seconds=settings.SUBMISSION_JUDGE_TIME_LIMIT_SECONDS),
+        )
     )
     submission = Submission.objects.only("status", "judging_starts").get(id=submission_id)
     if not started:
-        return submission.status  # judged already: a message delivered twice
+        return submission.status  # judged already, or being judged under another delivery's lease
     if submission.judging_starts > settings.SUBMISSION_JUDGE_MAX_TRIES:
         return submission_judging_fail(
             submission_id=submission_id,
@@ -74,12 +82,16 @@ def submission_judge_queued(*, submission_id: int, files_digest: str, source_nam
 
 
 def submission_judging_fail(*, submission_id: int, reason: str) -> str:
-    """Record that a pending submission could not be judged (`failed`, `judging_failed`), so it never hangs."""
+    """Record that a pending submission could not be judged (`failed`, `judging_failed`), so it never hangs.
+
+    Its Idempotency-Key is released: sending the same files again with it makes a new try, not this failure.
+    """
     message = f"{reason} Nothing was stored on the board; submit the files again, or report it if it repeats."
     Submission.objects.filter(id=submission_id, status=Submission.Status.PENDING).update(
         status=Submission.Status.FAILED,
         errors=[Issue(ErrorCode.JUDGING_FAILED, message).as_dict()],
         decided_at=timezone.now(),
+        idempotency_key="",
     )
     return Submission.objects.values_list("status", flat=True).get(id=submission_id)
 
@@ -107,11 +119,14 @@ def submissions_sweep(*, now=None) -> SweepSummary:
             Submission.objects.select_for_update(skip_locked=True)  # one being judged right now is left alone
             .filter(status=Submission.Status.PENDING)
             .filter(Q(queued_at__lt=deadline) | Q(queued_at__isnull=True, created_at__lt=deadline))
+            .filter(Q(judging_lease_until__isnull=True) | Q(judging_lease_until__lt=now))
             .only("id", "files_digest", "times_queued", "judging_starts")
             .order_by("id")[:500]
         )
         for submission in stale:
-            if submission.times_queued >= tries or submission.judging_starts >= tries:
+            # Only starts that never finished count against a submission: one merely waiting behind a backlog
+            # is queued again, never failed.
+            if submission.judging_starts >= tries:
                 failed.append(submission.id)
             else:
                 submission.times_queued += 1
@@ -121,12 +136,12 @@ def submissions_sweep(*, now=None) -> SweepSummary:
     for submission_id in failed:
         submission_judging_fail(
             submission_id=submission_id,
-            reason=f"No verdict after {tries} tries of {settings.SUBMISSION_JUDGE_DEADLINE_SECONDS} s each.",
+            reason=f"Judging started {tries} times and never finished (the worker was lost each time).",
         )
     for submission in requeued:
         try:
             _judging_queue(submission)
-        except Exception:  # the broker is still down: the next sweep tries again
+        except QueueUnavailable:  # the broker is still down: the next sweep tries again
             logger.warning("Could not queue submission %s again; the next sweep will", submission.id)
     keys_forgotten = (
         Submission.objects.exclude(idempotency_key="")
@@ -139,28 +154,31 @@ def submissions_sweep(*, now=None) -> SweepSummary:
 
 
 def submission_queue(*, source_name: str = "", **store) -> SubmissionOutcome:
-    """Store a submission, then queue its judging; if the broker refuses, remove it again and raise.
+    """Store a submission and queue its judging in one transaction; if the broker refuses, nothing is stored.
 
-    Queued after the commit, so a worker always finds the row. A process that dies in between leaves a
-    pending row the sweep queues later.
+    The message may reach a worker before the row commits: the worker then retries for a few seconds
+    (`SubmissionNotVisible`). A message sent for a row whose commit then fails names nothing, and is dropped.
     """
-    with transaction.atomic():
+    with transaction.atomic():  # QueueUnavailable rolls the row back
         submission = submission_store(**store, times_queued=1, queued_at=timezone.now())
-    try:
         _judging_queue(submission, source_name=source_name)
-    except Exception as error:
-        logger.warning("The broker did not take submission %s (%s); it was removed", submission.id, error)
-        Submission.objects.filter(id=submission.id, status=Submission.Status.PENDING).delete()
-        raise QueueUnavailable(
-            "The judging queue is unreachable; nothing was stored. Send the same request again later."
-        ) from error
     return SubmissionOutcome(status=Submission.Status.PENDING, submission_id=submission.id)
 
 
 def _judging_queue(submission: Submission, *, source_name: str = "") -> None:
-    """The message names the submission and its files, so a worker judges exactly what was stored."""
-    current_app.send_task(
-        SUBMISSION_JUDGE_TASK,
-        args=[submission.id],
-        kwargs={"files_digest": submission.files_digest, "source_name": source_name},
-    )
+    """The message names the submission and its files, so a worker judges exactly what was stored.
+
+    Raises:
+        QueueUnavailable: the broker did not take the message.
+    """
+    try:
+        current_app.send_task(
+            SUBMISSION_JUDGE_TASK,
+            args=[submission.id],
+            kwargs={"files_digest": submission.files_digest, "source_name": source_name},
+        )
+    except Exception as error:  # kombu's OperationalError, or anything else that kept the message off the queue
+        logger.warning("The broker did not take submission %s: %s", submission.id, error)
+        raise QueueUnavailable(
+            "The judging queue is unreachable; nothing was stored. Send the same request again later."
+        ) from error

@@ -9,9 +9,16 @@ from django import template
 
 from dawnboard.metrics import INFERENCE_LATENCY, TRAINING_TIME
 from dawnboard.scoring import SECONDS_PER_HOUR, hours_of
+from dawnboard.validation.entry import is_web_link
 
 SECONDS_PER_MINUTE = 60
 register = template.Library()
+
+
+@register.filter
+def web_link(url) -> str:
+    """The link if it is an absolute http(s) one, else "": an entry's link never becomes a script."""
+    return url if url and is_web_link(str(url)) else ""
 
 
 @register.filter

@@ -90,15 +90,27 @@ def test_byte_identical_files_are_ranked_once(api_client):
     assert again.status_code == 400
     [error] = again.json()["errors"]
     assert error["code"] == "duplicate_submission"
-    assert error["entry_id"] == first.json()["id"] or error["entry_id"] == Entry.objects.get().id
+    assert error["entry_id"] == Entry.objects.get().id
     assert Entry.objects.count() == 1
 
 
-def test_the_same_files_for_another_task_version_or_track_are_not_duplicates(api_client):
+def test_the_same_entry_with_another_log_is_another_run(api_client):
     submit(api_client)
     changed_log = submit(api_client, log=training_log([(0, 0.01, 80.0), (1, 0.025, 94.2)]))
     assert changed_log.status_code == 201
     assert Entry.objects.count() == 2
+
+
+def test_a_task_or_track_sent_as_a_file_is_a_400_not_a_500(api_client):
+    from django.core.files.uploadedfile import SimpleUploadedFile
+
+    response = api_client.post(
+        SUBMISSIONS_URL,
+        {"task": SimpleUploadedFile("task", b"cifar10"), "track": "train", "entry": SimpleUploadedFile("e", b"{}")},
+        format="multipart",
+    )
+    assert response.status_code == 400
+    assert response.json()["errors"][0]["code"] == "missing_field"
 
 
 def test_the_database_refuses_a_second_accepted_copy_whoever_judges_it():
@@ -168,11 +180,30 @@ def test_the_message_names_the_submission_and_its_files_and_a_worker_judges_it(a
     assert Entry.objects.filter(submission=submission).count() == 1
 
 
-def test_a_message_for_other_files_or_no_submission_is_refused(api_client, queued):
+def test_a_message_for_other_files_is_refused(api_client, queued):
     submission_id = submit(api_client).json()["id"]
     assert submission_judge_task(submission_id, files_digest="0" * 64) == "refused"
-    assert submission_judge_task(submission_id + 1000, files_digest=queued[0]["files_digest"]) == "refused"
     assert Submission.objects.get(id=submission_id).status == "pending"
+
+
+def test_a_message_for_a_submission_not_stored_yet_is_retried_not_dropped(api_client, queued):
+    """The message goes out inside the storing transaction, so it can arrive before the row commits."""
+    submission_id = submit(api_client).json()["id"]
+    with pytest.raises(services.SubmissionNotVisible):
+        submission_judge_task(submission_id + 1000, files_digest=queued[0]["files_digest"])
+    assert submission_judge_task.autoretry_for and services.SubmissionNotVisible in submission_judge_task.autoretry_for
+
+
+def test_a_second_delivery_leaves_a_leased_submission_to_the_worker_judging_it(api_client, queued):
+    submission_id = submit(api_client).json()["id"]
+    Submission.objects.filter(id=submission_id).update(
+        judging_starts=1, judging_lease_until=timezone.now() + timedelta(minutes=1)
+    )
+    assert submission_judge_task(submission_id, files_digest=queued[0]["files_digest"]) == "pending"
+    assert Submission.objects.get(id=submission_id).judging_starts == 1  # not counted as a start
+    Submission.objects.filter(id=submission_id).update(judging_lease_until=timezone.now() - timedelta(seconds=1))
+    assert submission_judge_task(submission_id, files_digest=queued[0]["files_digest"]) == "accepted"
+    assert Submission.objects.get(id=submission_id).judging_starts == 2
 
 
 def test_a_retry_while_pending_answers_the_pending_submission(api_client, queued):
@@ -199,6 +230,13 @@ def test_a_file_that_keeps_killing_its_worker_ends_failed(api_client, queued, se
     verdict = api_client.get(f"{SUBMISSIONS_URL}{submission_id}/").json()
     assert verdict["status"] == "failed"
     assert verdict["errors"][0]["code"] == "judging_failed"
+
+
+def test_a_failed_submission_releases_its_key_so_a_retry_is_a_new_try(api_client, queued, settings):
+    first = submit_with_key(api_client, "after-failure").json()["id"]
+    services.submission_judging_fail(submission_id=first, reason="Lost.")
+    again = submit_with_key(api_client, "after-failure")
+    assert again.status_code == 202 and again.json()["id"] != first
 
 
 def test_judging_past_its_soft_time_limit_ends_failed_not_pending(api_client, queued, monkeypatch):
@@ -228,20 +266,25 @@ def test_the_judging_task_survives_a_lost_worker_by_configuration():
 def test_the_sweep_queues_again_what_is_pending_past_the_deadline_and_fails_what_is_out_of_tries(
     api_client, queued, settings
 ):
-    stale, fresh, spent = (submit(api_client, entry=entry_bytes(model=name)).json()["id"] for name in "ABC")
+    stale, fresh, spent, leased, backlogged = (
+        submit(api_client, entry=entry_bytes(model=name)).json()["id"] for name in "ABCDE"
+    )
     long_ago = timezone.now() - timedelta(seconds=settings.SUBMISSION_JUDGE_DEADLINE_SECONDS + 1)
-    Submission.objects.filter(id__in=[stale, spent]).update(queued_at=long_ago)
-    Submission.objects.filter(id=spent).update(times_queued=settings.SUBMISSION_JUDGE_MAX_TRIES)
+    Submission.objects.filter(id__in=[stale, spent, leased, backlogged]).update(queued_at=long_ago)
+    Submission.objects.filter(id=spent).update(judging_starts=settings.SUBMISSION_JUDGE_MAX_TRIES)
+    Submission.objects.filter(id=leased).update(judging_lease_until=timezone.now() + timedelta(minutes=1))
+    Submission.objects.filter(id=backlogged).update(times_queued=10)  # queued often, never started: waiting
     queued.clear()
 
     summary = submissions_sweep_task()
 
-    assert summary["requeued"] == [stale] and summary["failed"] == [spent]
-    assert [message["args"] for message in queued] == [[stale]]
+    assert summary["requeued"] == [stale, backlogged] and summary["failed"] == [spent]
+    assert [message["args"] for message in queued] == [[stale], [backlogged]]
     assert queued[0]["files_digest"] == Submission.objects.get(id=stale).files_digest
     assert Submission.objects.get(id=stale).times_queued == 2
     assert Submission.objects.get(id=fresh).times_queued == 1
     assert Submission.objects.get(id=spent).status == "failed"
+    assert Submission.objects.get(id=leased).times_queued == 1
 
 
 def test_a_row_stored_but_never_queued_is_queued_by_the_sweep(api_client, settings, monkeypatch):
