@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat requirements.txt requirements-dev.txt | sha256sum | cut -c1-12)
 
-.PHONY: install run test lint bench clean
+.PHONY: install run test lint bench soak clean
 
 install: $(STAMP)
 
@@ -59,5 +59,21 @@ bench: install
 	$(PY) bench/latency_overhead.py
 	$(PY) bench/backends.py
 
+# The fault and load suite, run by hand before a release (not by CI): it starts its own stack on this machine
+# (gunicorn, a Celery worker and beat on a redis-server of its own, a fresh PostgreSQL database
+# `dawnboard_soak`), prints one table and tears it all down. schemathesis lives in a venv of its own, since its
+# pytest plugin would otherwise load into `make test`.
+SOAK_VENV := .venv-soak
+SOAK_STAMP := $(SOAK_VENV)/.installed-$(shell cat requirements-soak.txt | sha256sum | cut -c1-12)
+
+$(SOAK_STAMP): requirements-soak.txt
+	test -x $(SOAK_VENV)/bin/python || $(PYTHON) -m venv $(SOAK_VENV)
+	$(SOAK_VENV)/bin/python -m pip install --quiet --disable-pip-version-check -r requirements-soak.txt
+	rm -f $(SOAK_VENV)/.installed-*
+	touch $(SOAK_STAMP)
+
+soak: install $(SOAK_STAMP)
+	$(PY) -m bench.soak
+
 clean:
-	rm -rf $(VENV) db.sqlite3 staticfiles test-artifacts
+	rm -rf $(VENV) $(SOAK_VENV) db.sqlite3 staticfiles test-artifacts

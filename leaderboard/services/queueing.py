@@ -176,6 +176,9 @@ def _judging_queue(submission: Submission, *, source_name: str = "") -> None:
             SUBMISSION_JUDGE_TASK,
             args=[submission.id],
             kwargs={"files_digest": submission.files_digest, "source_name": source_name},
+            # No result is read; asking for one would make Celery wait on the result backend (the same Redis)
+            # for many seconds when it is down, holding the web worker.
+            ignore_result=True,
         )
     except Exception as error:  # kombu's OperationalError, or anything else that kept the message off the queue
         logger.warning("The broker did not take submission %s: %s", submission.id, error)

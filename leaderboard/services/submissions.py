@@ -15,6 +15,7 @@ from django.db import IntegrityError, transaction
 from django.utils import timezone
 
 from dawnboard.errors import ErrorCode, Issue
+from dawnboard.formats.dawnbench.entry import entry_size_issue
 from dawnboard.validation import check_request
 from leaderboard.models import Entry, Submission, Submitter
 from leaderboard.selectors import task_catalog
@@ -48,7 +49,9 @@ class IdempotencyKeyReused(Exception):
 
 
 def upload_read(file, *, field_name: str) -> Upload:
-    """Read an uploaded file, refusing one over the limit before its bytes are loaded."""
+    """Read an uploaded file, refusing one over the limit before its bytes are loaded (or stored, or queued)."""
+    if field_name == "entry" and (too_large := entry_size_issue(file.size)):
+        raise SubmissionRejected(replace(too_large, field=field_name))
     limit = settings.SUBMISSION_MAX_FILE_BYTES
     if file.size > limit:
         raise SubmissionRejected(

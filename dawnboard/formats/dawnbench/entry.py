@@ -18,6 +18,17 @@ MAX_ENTRY_BYTES = 1_048_576
 MAX_INTEGER_DIGITS = 400
 
 
+def entry_size_issue(size_bytes: int) -> Issue | None:
+    """`entry_too_large` for an entry over MAX_ENTRY_BYTES: asked of an upload's size before its bytes are read."""
+    if size_bytes <= MAX_ENTRY_BYTES:
+        return None
+    return Issue(
+        ErrorCode.ENTRY_TOO_LARGE,
+        f"The entry is {size_bytes:,} bytes; at most {MAX_ENTRY_BYTES:,} (1 MiB). An entry is a few fields: "
+        "'misc' is for a few notes about the run, not for data.",
+    )
+
+
 def read_entry(raw: bytes) -> dict:
     """Decode and parse the JSON, refusing what is over MAX_ENTRY_BYTES or is not a UTF-8 JSON object.
 
@@ -25,14 +36,8 @@ def read_entry(raw: bytes) -> dict:
     rounded through a float; NaN and Infinity literals come back as `NonFiniteNumber`, and numbers no
     reader can hold as `OutOfRangeNumber`, so that validation names their field.
     """
-    if len(raw) > MAX_ENTRY_BYTES:
-        raise RejectedInput(
-            Issue(
-                ErrorCode.ENTRY_TOO_LARGE,
-                f"The entry is {len(raw):,} bytes; at most {MAX_ENTRY_BYTES:,} (1 MiB). An entry is a few fields: "
-                "'misc' is for a few notes about the run, not for data.",
-            )
-        )
+    if too_large := entry_size_issue(len(raw)):
+        raise RejectedInput(too_large)
     text, _ = decode_utf8(raw, what="entry")
     try:
         document = json.loads(text, parse_float=_read_decimal, parse_int=_read_integer, parse_constant=NonFiniteNumber)

@@ -125,6 +125,14 @@ def test_the_database_refuses_a_second_accepted_copy_whoever_judges_it():
     Submission.objects.create(status="rejected", **fields)  # rejected copies may be many
 
 
+def test_an_entry_over_its_limit_is_refused_from_its_size_before_it_is_stored(api_client, settings):
+    settings.CELERY_TASK_ALWAYS_EAGER = False  # with a broker, nothing may be stored or queued for it either
+    response = submit(api_client, entry=b"{" + b" " * (1024 * 1024) + b"}")
+    assert response.status_code == 400
+    assert [(error["code"], error["field"]) for error in response.json()["errors"]] == [("entry_too_large", "entry")]
+    assert not Submission.objects.exists()
+
+
 # --- with a broker: queued, judged by a worker, never lost -----------------------------------------------
 
 
@@ -134,7 +142,9 @@ def queued(settings, monkeypatch):
     settings.CELERY_TASK_ALWAYS_EAGER = False
     sent: list[dict] = []
     monkeypatch.setattr(
-        current_app, "send_task", lambda name, args, kwargs: sent.append({"name": name, "args": args, **kwargs})
+        current_app,
+        "send_task",
+        lambda name, args, kwargs, **options: sent.append({"name": name, "args": args, **kwargs, **options}),
     )
     return sent
 
@@ -173,6 +183,8 @@ def test_the_message_names_the_submission_and_its_files_and_a_worker_judges_it(a
     submission = Submission.objects.get(id=response.json()["id"])
     assert message["args"] == [submission.id]
     assert message["files_digest"] == submission.files_digest != ""
+    # No result is asked for: with one, a broker down holds the request on the result backend for seconds.
+    assert message["ignore_result"] is True
     assert submission.times_queued == 1 and submission.queued_at is not None
 
     assert submission_judge_task(submission.id, files_digest=message["files_digest"]) == "accepted"
@@ -291,7 +303,7 @@ def test_a_row_stored_but_never_queued_is_queued_by_the_sweep(api_client, settin
     """A process that died between storing and queueing: the sweep is the backstop."""
     settings.CELERY_TASK_ALWAYS_EAGER = False
     sent = []
-    monkeypatch.setattr(current_app, "send_task", lambda name, args, kwargs: sent.append(args))
+    monkeypatch.setattr(current_app, "send_task", lambda name, args, kwargs, **options: sent.append(args))
     submission = services.submission_store(
         task_slug="cifar10", track="train", entry=services.Upload("e.json", entry_bytes()), log=None,
         source="api", submitter=None,

@@ -1,0 +1,1 @@
+"""The fault and load suite (`make soak`): see __main__.py."""

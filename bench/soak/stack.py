@@ -1,0 +1,344 @@
+"""The production stack the soak runs against, started here and always torn down.
+
+Its own redis-server processes on free loopback ports (never the machine's shared Redis on 6379): one is the
+broker and result backend, and is stopped and started again to make the broker unreachable; the other is the
+cache (throttle counters, the page cache), which stays up, so the outage is the broker's alone. A PostgreSQL
+database of its own, dropped and created afresh. gunicorn with two workers, a Celery worker (prefork, two
+children, in a process group of its own so that SIGKILL reaches the children too) and Celery beat for the sweep.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import psycopg
+
+ROOT = Path(__file__).resolve().parents[2]
+VENV_BIN = ROOT / ".venv" / "bin"
+POSTGRES_HOST, POSTGRES_PORT = "127.0.0.1", 5432
+SHARED_REDIS_PORT = 6379
+SUBMITTERS = 16
+GUNICORN_OPTIONS = ("--timeout", "30", "--graceful-timeout", "5")
+WORKER_OPTIONS = ("--without-gossip", "--without-mingle")
+# Nothing kept on disk: a stopped broker loses what it held, as one that crashed does.
+REDIS_OPTIONS = ("--save", "", "--appendonly", "no", "--daemonize", "no", "--protected-mode", "yes")
+# Created in one process through the same service as `manage.py create_submitter NAME --email E --json`,
+# which costs a Django start-up per submitter.
+SUBMITTERS_SCRIPT = (
+    "import json; from leaderboard.services import submitter_create; "
+    "print(json.dumps([submitter_create(name=f'soak-client-{n:02d}', email=f'soak-{n:02d}@example.org')[1] "
+    f"for n in range({SUBMITTERS})]))"
+)
+
+
+class StackError(RuntimeError):
+    """A part of the stack did not start (or stop) within its time limit."""
+
+
+def free_port(preferred: int) -> int:
+    """`preferred` when it is free on the loopback, else any free port; never the shared Redis's."""
+    for port in (preferred, 0):
+        with socket.socket() as sock:
+            try:
+                sock.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            chosen = sock.getsockname()[1]
+            if chosen != SHARED_REDIS_PORT:
+                return chosen
+    raise StackError("no free loopback port")
+
+
+def wait_for(condition, *, what: str, timeout_seconds: float, interval_seconds: float = 0.2, check=None):
+    """Poll `condition` until it returns something truthy; raise StackError after the timeout.
+
+    `check` is called on each round and may raise (e.g. `Stack.assert_running`) to stop waiting early.
+    """
+    deadline = time.monotonic() + timeout_seconds
+    while True:
+        if check is not None:
+            check()
+        result = condition()
+        if result:
+            return result
+        if time.monotonic() > deadline:
+            raise StackError(f"timed out after {timeout_seconds:.0f} s waiting for {what}")
+        time.sleep(interval_seconds)
+
+
+def redis_ping(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=0.5) as sock:
+            sock.sendall(b"PING\r\n")
+            return sock.recv(16).startswith(b"+PONG")
+    except OSError:
+        return False
+
+
+@dataclass
+class Stack:
+    """Everything started for one soak run; `close()` stops all of it, whatever state it is in."""
+
+    database: str = "dawnboard_soak"
+    broker_port: int = 0
+    cache_port: int = 0
+    web_port: int = 0
+    throttle_rate: str = "100000/min"
+    auth_failure_rate: str = "20/min"
+    workdir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="dawnboard-soak-")))
+    processes: dict[str, subprocess.Popen] = field(default_factory=dict)
+    tokens: list[str] = field(default_factory=list)
+    worker_starts: int = 0
+    database_created: bool = False
+
+    def __post_init__(self) -> None:
+        self.broker_port = self.broker_port or free_port(6391)
+        self.cache_port = self.cache_port or free_port(6392)
+        self.web_port = self.web_port or free_port(8391)
+        if SHARED_REDIS_PORT in (self.broker_port, self.cache_port):
+            raise StackError("the soak never uses the machine's shared Redis on 6379")
+        self._secret_key = secrets.token_urlsafe(50)
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.web_port}"
+
+    @property
+    def database_url(self) -> str:
+        return f"postgres://postgres@{POSTGRES_HOST}:{POSTGRES_PORT}/{self.database}"
+
+    @property
+    def env(self) -> dict[str, str]:
+        return {
+            **os.environ,
+            "PYTHONPATH": str(ROOT),
+            "DJANGO_SETTINGS_MODULE": "config.settings.production",
+            "SECRET_KEY": self._secret_key,
+            "DATABASE_URL": self.database_url,
+            "CELERY_BROKER_URL": f"redis://127.0.0.1:{self.broker_port}/0",
+            "CACHE_URL": f"redis://127.0.0.1:{self.cache_port}/1",
+            "CELERY_QUEUE": "dawnboard",
+            "CELERY_REFERENCE_QUEUE": "reference",
+            "ALLOWED_HOSTS": "127.0.0.1,localhost",
+            # Plain http on the loopback: no redirect to https, cookies not marked Secure.
+            "SECURE_SSL_REDIRECT": "false",
+            "SESSION_COOKIE_SECURE": "false",
+            "CSRF_COOKIE_SECURE": "false",
+            # Sixteen clients from one address would meet the production rates at once; the failed-token
+            # rate stays low so the hostile phase can see it answer 429.
+            "THROTTLE_ANON_RATE": self.throttle_rate,
+            "THROTTLE_USER_RATE": self.throttle_rate,
+            "THROTTLE_SUBMISSION_RATE": self.throttle_rate,
+            "THROTTLE_AUTH_FAILURE_RATE": self.auth_failure_rate,
+            # Short enough that a message lost with a killed worker is judged again within the run: the judging
+            # lease is the hard limit (soft + 30 s), so 50 s rather than 150.
+            "SUBMISSION_JUDGE_SOFT_TIME_LIMIT_SECONDS": "20",
+            "CELERY_VISIBILITY_TIMEOUT": "15",
+            "SUBMISSION_JUDGE_DEADLINE_SECONDS": "20",
+            "SUBMISSION_SWEEP_SECONDS": "5",
+            "STATIC_ROOT": str(self.workdir / "static"),
+            "REFERENCE_RUNS_DIR": str(self.workdir / "runs"),
+            "LOG_LEVEL": "WARNING",
+        }
+
+    # -- start -----------------------------------------------------------------------------------------------
+
+    def start(self, *, log=print) -> None:
+        (self.workdir / "static").mkdir(exist_ok=True)
+        log(f"stack: work dir {self.workdir}")
+        self._start_redis("cache", self.cache_port)
+        self.broker_start()
+        log(f"stack: redis broker on {self.broker_port}, cache on {self.cache_port}")
+        self._database_create()
+        started = time.monotonic()
+        self._manage("migrate", "--noinput", "-v0", timeout_seconds=300)
+        log(f"stack: database {self.database} migrated in {time.monotonic() - started:.0f} s")
+        created = self._manage("shell", "-c", SUBMITTERS_SCRIPT, timeout_seconds=120)
+        self.tokens = json.loads(created.stdout.strip().splitlines()[-1])
+        self._spawn(
+            "gunicorn",
+            [
+                str(VENV_BIN / "gunicorn"),
+                "config.wsgi",
+                "-w",
+                "2",
+                "-b",
+                f"127.0.0.1:{self.web_port}",
+                *GUNICORN_OPTIONS,
+            ],
+        )
+        wait_for(self._web_ready, what="gunicorn", timeout_seconds=60)
+        self.worker_start()
+        self._spawn(
+            "beat",
+            [
+                str(VENV_BIN / "celery"),
+                "-A",
+                "config",
+                "beat",
+                "-l",
+                "warning",
+                "-s",
+                str(self.workdir / "beat-schedule"),
+            ],
+        )
+        log(f"stack: gunicorn on {self.base_url}, a Celery worker (-c 2) and beat; {len(self.tokens)} submitters")
+
+    def worker_start(self) -> None:
+        self.worker_starts += 1
+        self._spawn(
+            "worker",
+            [
+                str(VENV_BIN / "celery"),
+                "-A",
+                "config",
+                "worker",
+                "-l",
+                "warning",
+                "-c",
+                "2",
+                "-Q",
+                "dawnboard",
+                "-n",
+                f"soak{self.worker_starts}@%h",
+                *WORKER_OPTIONS,
+            ],
+        )
+
+    def worker_kill(self) -> None:
+        """SIGKILL the worker's whole process group: the main process and the children judging."""
+        process = self.processes.pop("worker")
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(timeout=10)
+
+    def broker_start(self) -> None:
+        self._start_redis("broker", self.broker_port)
+
+    def broker_stop(self) -> None:
+        """Stop the broker's redis-server; with no persistence, whatever it held is gone, as after a crash."""
+        self._stop("broker")
+        wait_for(lambda: not redis_ping(self.broker_port), what="the broker to stop", timeout_seconds=10)
+
+    # -- stop ------------------------------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Stop every process (each its whole group) and drop the database; never raises."""
+        for name in ("gunicorn", "beat", "worker", "broker", "cache"):
+            try:
+                self._stop(name)
+            except Exception as error:  # keep tearing down the rest
+                print(f"stack: stopping {name}: {error}", file=sys.stderr)
+        if self.database_created:
+            try:
+                with psycopg.connect(**self._admin_connection) as admin:
+                    admin.execute(f'DROP DATABASE IF EXISTS "{self.database}" WITH (FORCE)')
+            except psycopg.Error as error:
+                print(f"stack: dropping {self.database}: {error}", file=sys.stderr)
+
+    def assert_running(self) -> None:
+        """Raise StackError, with its log's last lines, if a process of the stack has exited on its own."""
+        for name, process in self.processes.items():
+            if process.poll() is not None:
+                raise StackError(f"{name} exited with {process.returncode}:\n{self.log_tail(name)}")
+
+    def log_tail(self, name: str, lines: int = 30) -> str:
+        path = self.workdir / f"{name}.log"
+        return "\n".join(path.read_text(errors="replace").splitlines()[-lines:]) if path.exists() else ""
+
+    # -- helpers ---------------------------------------------------------------------------------------------
+
+    @property
+    def _admin_connection(self) -> dict:
+        return {
+            "host": POSTGRES_HOST,
+            "port": POSTGRES_PORT,
+            "user": "postgres",
+            "dbname": "postgres",
+            "autocommit": True,
+            "connect_timeout": 5,
+        }
+
+    def connect(self) -> psycopg.Connection:
+        """A connection to the soak's own database, for the checks that count rows."""
+        return psycopg.connect(
+            host=POSTGRES_HOST, port=POSTGRES_PORT, user="postgres", dbname=self.database, autocommit=True
+        )
+
+    def _database_create(self) -> None:
+        with psycopg.connect(**self._admin_connection) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{self.database}" WITH (FORCE)')
+            admin.execute(f'CREATE DATABASE "{self.database}"')
+        self.database_created = True
+
+    def _manage(self, *arguments: str, timeout_seconds: float) -> subprocess.CompletedProcess:
+        completed = subprocess.run(
+            [str(VENV_BIN / "python"), str(ROOT / "manage.py"), *arguments],
+            env=self.env,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=timeout_seconds,
+        )
+        if completed.returncode != 0:
+            raise StackError(f"manage.py {arguments[0]} failed:\n{completed.stderr[-3000:]}")
+        return completed
+
+    def _start_redis(self, name: str, port: int) -> None:
+        self._spawn(
+            name,
+            ["redis-server", "--port", str(port), "--bind", "127.0.0.1", *REDIS_OPTIONS],
+        )
+        wait_for(lambda: redis_ping(port), what=f"redis-server ({name}) on {port}", timeout_seconds=15)
+
+    def _spawn(self, name: str, command: list[str]) -> None:
+        log_file = open(self.workdir / f"{name}.log", "ab")  # the child writes to it
+        self.processes[name] = subprocess.Popen(
+            command,
+            env=self.env,
+            cwd=ROOT,
+            stdout=log_file,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,  # its own process group: Ctrl-C reaches us, and we stop it
+        )
+        log_file.close()
+
+    def _stop(self, name: str) -> None:
+        process = self.processes.pop(name, None)
+        if process is None or process.poll() is not None:
+            return
+        _signal_group(process, signal.SIGTERM)
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            _signal_group(process, signal.SIGKILL)
+            process.wait(timeout=10)
+        _signal_group(process, signal.SIGKILL)  # children that outlived their parent
+
+    def _web_ready(self) -> bool:
+        gunicorn = self.processes.get("gunicorn")
+        if gunicorn is None or gunicorn.poll() is not None:
+            raise StackError(f"gunicorn exited:\n{self.log_tail('gunicorn')}")
+        try:
+            with socket.create_connection(("127.0.0.1", self.web_port), timeout=1) as sock:
+                sock.sendall(b"GET /api/v1/tasks/ HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
+                return b" 200 " in sock.recv(64).split(b"\r\n")[0]
+        except OSError:
+            return False
+
+
+def _signal_group(process: subprocess.Popen, signal_number: int) -> None:
+    try:
+        os.killpg(process.pid, signal_number)
+    except ProcessLookupError:
+        pass
