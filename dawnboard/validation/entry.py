@@ -13,10 +13,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
-from urllib.parse import urlsplit
 
 from dawnboard.documents import NonFiniteNumber, OutOfRangeNumber, plain_json
 from dawnboard.errors import ErrorCode, Issue, IssueCounter, WarningCode, listed, shown
+from dawnboard.links import is_web_link
 from dawnboard.rules import FRACTION, TaskRules, Track
 from dawnboard.scoring import inference_cost_usd_per_item
 
@@ -36,10 +36,6 @@ MAX_URL_LENGTH = 2000
 MAX_ENTRY_NUMBER = Decimal("1e9")
 MIN_ENTRY_NUMBER = Decimal("1e-15")  # smallest non-zero price or latency taken as a real figure
 MAX_STORED_NUMBER = Decimal("1e300")
-URL_SCHEMES = ("http", "https")
-# Whitespace and control characters (C0, DEL, C1): no link needs one, and browsers drop some of them
-# when they read a scheme, which is how `java\tscript:` slips past a naive check.
-URL_FORBIDDEN = re.compile(r"[\s\x00-\x1f\x7f-\x9f]")
 MAX_PATH_CHARACTERS = 200  # of a field's path named in an error (the keys are the submitter's)
 
 
@@ -407,19 +403,6 @@ def _check_cost_consistency(numbers: dict[str, Decimal | None], warnings: list[I
                 field="cost",
             )
         )
-
-
-def is_web_link(url: str) -> bool:
-    """Whether a link can be rendered as an href safely: absolute http(s) with a host, nothing else.
-
-    A `javascript:` or `data:` link would run in the reader's browser; a relative one would point into
-    Dawnboard itself. The pages ask this again of every stored link, so one stored before the check is inert.
-    """
-    try:
-        parts = None if URL_FORBIDDEN.search(url) else urlsplit(url)
-        return bool(parts is not None and parts.scheme in URL_SCHEMES and parts.port != 0 and parts.hostname)
-    except ValueError:  # an unclosed IPv6 bracket, or a port that is not a number from 1 to 65535
-        return False
 
 
 def _check_code_url(url: str, errors: list[Issue]) -> None:

@@ -7,9 +7,9 @@ from decimal import Decimal
 
 from django import template
 
+from dawnboard.links import is_web_link
 from dawnboard.metrics import INFERENCE_LATENCY, TRAINING_TIME
 from dawnboard.scoring import SECONDS_PER_HOUR, hours_of
-from dawnboard.validation.entry import is_web_link
 
 SECONDS_PER_MINUTE = 60
 register = template.Library()
