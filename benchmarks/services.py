@@ -25,7 +25,7 @@ from benchmarks.runner.record import WrittenRun
 from benchmarks.workloads.base import DatasetMissing
 from dawnboard.rules import Track
 from leaderboard.models import Submission
-from leaderboard.services import SubmissionOutcome, Upload, submission_create
+from leaderboard.services import QueueUnavailable, SubmissionOutcome, Upload, submission_create
 
 logger = logging.getLogger(__name__)
 
@@ -153,7 +153,13 @@ def _outcome_of(report: RunReport, *, submit: bool) -> dict:
     outcome.pop("record", None)  # the files keep it; the submission keeps it too
     outcome["files"] = {role: Path(path).name for role, path in outcome.pop("paths").items()}
     if submit and report.submittable:
-        outcome["submission"] = reference_run_submit(written=report.written).summary()
+        try:
+            outcome["submission"] = reference_run_submit(written=report.written).summary()
+        except QueueUnavailable as unavailable:  # hours of training are not lost with the broker: say so
+            outcome["submission"] = {
+                "status": "not_submitted",
+                "errors": [{"code": "queue_unavailable", "message": f"{unavailable} Submit the files written."}],
+            }
     return outcome
 
 

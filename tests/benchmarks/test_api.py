@@ -112,3 +112,23 @@ def test_the_celery_task_runs_a_queued_run_once(settings, tmp_path):
 
 def test_an_unknown_run_is_404(anonymous_client):
     assert anonymous_client.get("/api/v1/reference-runs/999/").status_code == 404
+
+
+def test_a_run_whose_submission_finds_the_queue_down_succeeds_and_says_it_was_not_submitted(
+    settings, tmp_path, monkeypatch
+):
+    """Hours of training are not thrown away because the broker is down at the end."""
+    from leaderboard.services import QueueUnavailable
+
+    settings.REFERENCE_RUNS_DIR = str(tmp_path)
+    run = ReferenceRun.objects.create(task_slug="digits", recipe="cnn", max_epochs=8, submit=True)
+
+    def queue_down(**kwargs):
+        raise QueueUnavailable("The judging queue is unreachable; nothing was stored.")
+
+    monkeypatch.setattr("benchmarks.services.submission_create", queue_down)
+
+    assert reference_run_task.apply(args=[run.id]).get() == "succeeded"
+    run.refresh_from_db()
+    assert run.outcome["submission"]["status"] == "not_submitted"
+    assert run.outcome["submission"]["errors"][0]["code"] == "queue_unavailable"
