@@ -20,6 +20,7 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponse, JsonResponse
 
 REQUEST_TOO_LARGE = "request_too_large"
+UPLOAD_PATH = "/api/v1/submissions/"
 # Django names a spooled upload tmpXXXXXXXX.upload.<ext>; nothing else in the directory is ever removed.
 UPLOAD_FILE_PATTERN = "tmp*.upload*"
 # No request lives an hour (gunicorn kills a worker after its timeout), so an upload this old is an orphan.
@@ -45,13 +46,18 @@ def client_ip(request: HttpRequest) -> str:
     return request.META.get("REMOTE_ADDR", "")
 
 
-def request_too_large_response(*, size_bytes: int | None, limit_bytes: int) -> JsonResponse:
+UPLOAD_LIMIT_SETTING = (
+    "SUBMISSION_MAX_REQUEST_BYTES: room for two files of SUBMISSION_MAX_FILE_BYTES and the form fields"
+)
+FORM_LIMIT_SETTING = "DATA_UPLOAD_MAX_MEMORY_SIZE: only POST /api/v1/submissions/ takes files"
+
+
+def request_too_large_response(
+    *, size_bytes: int | None, limit_bytes: int, setting: str = UPLOAD_LIMIT_SETTING
+) -> JsonResponse:
     """413 with the API's error envelope; `size_bytes` is None when the body came without a length."""
     size = f"is {size_bytes:,} bytes" if size_bytes is not None else "has no length and ran past the limit"
-    message = (
-        f"The request body {size}; the limit is {limit_bytes:,} bytes (SUBMISSION_MAX_REQUEST_BYTES: room for "
-        "two files of SUBMISSION_MAX_FILE_BYTES and the form fields)."
-    )
+    message = f"The request body {size}; the limit is {limit_bytes:,} bytes ({setting})."
     return JsonResponse(
         {"status": "rejected", "errors": [{"code": REQUEST_TOO_LARGE, "message": message}]},
         status=413,
@@ -118,14 +124,21 @@ class ChunkedBodyLimit:
         chunked = "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower()
         if environ.get("CONTENT_LENGTH") or not chunked:
             return self.application(environ, start_response)
-        limit_bytes = settings.SUBMISSION_MAX_REQUEST_BYTES
+        # Only the submissions endpoint takes files: anywhere else a chunked body is read, before any
+        # authentication, no further than the form-field limit.
+        uploads = environ.get("PATH_INFO", "").startswith(UPLOAD_PATH)
+        limit_bytes = settings.SUBMISSION_MAX_REQUEST_BYTES if uploads else settings.DATA_UPLOAD_MAX_MEMORY_SIZE
         body = tempfile.SpooledTemporaryFile(
             max_size=settings.FILE_UPLOAD_MAX_MEMORY_SIZE, dir=settings.FILE_UPLOAD_TEMP_DIR
         )
         size_bytes = _copy_at_most(environ["wsgi.input"], body, limit_bytes=limit_bytes + 1)
         if size_bytes > limit_bytes:
             body.close()
-            response = request_too_large_response(size_bytes=None, limit_bytes=limit_bytes)
+            response = request_too_large_response(
+                size_bytes=None,
+                limit_bytes=limit_bytes,
+                setting=UPLOAD_LIMIT_SETTING if uploads else FORM_LIMIT_SETTING,
+            )
             start_response(f"{response.status_code} {response.reason_phrase}", list(response.items()))
             return [response.content]
         body.seek(0)

@@ -92,7 +92,7 @@ def test_a_chunked_body_past_the_limit_is_refused_after_reading_only_the_limit()
     body = EndlessBody()
     called = []
     application = ChunkedBodyLimit(lambda environ, start_response: called.append(environ))
-    environ = _chunked_environ(body)
+    environ = _chunked_environ(body, path="/api/v1/submissions/")
     started = []
 
     with override_settings(SUBMISSION_MAX_REQUEST_BYTES=1_000_000):
@@ -102,6 +102,21 @@ def test_a_chunked_body_past_the_limit_is_refused_after_reading_only_the_limit()
     assert b'"request_too_large"' in content
     assert called == []
     assert body.read_bytes == 1_000_001
+
+
+def test_a_chunked_body_anywhere_but_the_uploads_is_read_no_further_than_the_form_limit():
+    """Read before any authentication, so only the endpoint that takes files may send that much."""
+    body = EndlessBody()
+    application = ChunkedBodyLimit(lambda environ, start_response: [b"never"])
+    started = []
+
+    with override_settings(SUBMISSION_MAX_REQUEST_BYTES=1_000_000, DATA_UPLOAD_MAX_MEMORY_SIZE=10_000):
+        content = b"".join(
+            application(_chunked_environ(body, path="/"), lambda status, headers: started.append(status))
+        )
+
+    assert started == ["413 Request Entity Too Large"] and b'"request_too_large"' in content
+    assert body.read_bytes == 10_001
 
 
 @pytest.fixture
