@@ -65,12 +65,24 @@ def reference_run_request(*, requested_by=None, **options) -> ReferenceRun:
             transaction.on_commit(lambda: reference_run_execute(run_id=run.id))
         else:
             run = ReferenceRun.objects.create(requested_by=requested_by, task_id=str(uuid.uuid4()), **options)
-            transaction.on_commit(
-                lambda: current_app.send_task(
-                    REFERENCE_RUN_TASK, args=[run.id], queue=settings.CELERY_REFERENCE_QUEUE, task_id=run.task_id
-                )
-            )
+            transaction.on_commit(lambda: _reference_run_queue(run))
     return run
+
+
+def _reference_run_queue(run: ReferenceRun) -> None:
+    """Queue a stored run; a broker that refuses it ends the run `failed`, saying so, rather than `queued` forever."""
+    try:
+        current_app.send_task(
+            REFERENCE_RUN_TASK, args=[run.id], queue=settings.CELERY_REFERENCE_QUEUE, task_id=run.task_id
+        )
+    except Exception as error:  # kombu's OperationalError, or anything else that kept the message off the queue
+        logger.warning("The broker did not take reference run %s: %s", run.id, error)
+        _finish(
+            run.id,
+            ReferenceRun.State.FAILED,
+            error=f"The queue was unreachable; nothing ran. Start it again. ({error})",
+        )
+        run.refresh_from_db()
 
 
 def reference_run_execute(*, run_id: int, report: Callable[[dict], None] | None = None) -> str:

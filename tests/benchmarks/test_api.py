@@ -132,3 +132,23 @@ def test_a_run_whose_submission_finds_the_queue_down_succeeds_and_says_it_was_no
     run.refresh_from_db()
     assert run.outcome["submission"]["status"] == "not_submitted"
     assert run.outcome["submission"]["errors"][0]["code"] == "queue_unavailable"
+
+
+def test_a_run_the_broker_refuses_ends_failed_saying_so_not_queued_forever(
+    staff_client, settings, monkeypatch, django_capture_on_commit_callbacks
+):
+    from celery import current_app
+    from kombu.exceptions import OperationalError
+
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+
+    def broker_down(*args, **kwargs):
+        raise OperationalError("Error 111 connecting to 127.0.0.1:6379. Connection refused.")
+
+    monkeypatch.setattr(current_app, "send_task", broker_down)
+    with django_capture_on_commit_callbacks(execute=True):
+        response = staff_client.post("/api/v1/reference-runs/", {"task": "digits"}, format="json")
+
+    run = ReferenceRun.objects.get(id=response.json()["id"])
+    assert run.state == ReferenceRun.State.FAILED
+    assert "queue was unreachable" in run.error
