@@ -27,11 +27,15 @@ run: install
 POSTGRES_TEST_URL ?= postgres://postgres@127.0.0.1:5432/dawnboard
 
 # The browser tests drive Debian's chromium (never a downloaded one): install it with apt where it is
-# missing and that is possible; otherwise those tests skip themselves with the reason.
+# missing and that is possible; otherwise those tests skip themselves with the reason. Likewise axe-core (the
+# accessibility check), from npm into .cache/axe-core/: the test injects that file into each page.
 .PHONY: browser
+AXE_JS := .cache/axe-core/node_modules/axe-core/axe.min.js
 browser:
 	@command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) \
 		|| echo "chromium could not be installed: the browser tests will be skipped"
+	@test -f $(AXE_JS) || (command -v npm >/dev/null && npm install --silent --no-save --no-audit --no-fund \
+		--prefix .cache/axe-core axe-core@4) || echo "axe-core could not be installed: the axe test will be skipped"
 
 test: install browser
 	$(VENV)/bin/lint-imports
@@ -76,4 +80,4 @@ soak: install $(SOAK_STAMP)
 	$(PY) -m bench.soak
 
 clean:
-	rm -rf $(VENV) $(SOAK_VENV) db.sqlite3 staticfiles test-artifacts
+	rm -rf $(VENV) $(SOAK_VENV) db.sqlite3 staticfiles test-artifacts .cache

@@ -17,17 +17,29 @@ ratio <= 3.0 for /, /tasks/<slug>/ and /entries/<id>/; the rendered ratio is pri
 Templates are rendered as in production: Django's test instrumentation of template rendering (from
 setup_test_environment) is not installed, since the baseline renders none.
 
-Usage: .venv/bin/python bench/pages.py [--entries N] [--check]
+Then, for each page with charts (/tasks/cifar10/charts/, a training entry, a comparison of two), what a
+reader's browser meets under production settings: gunicorn with config.settings.production on a SQLite file
+holding the same N entries per task, static files from `collectstatic` (hashed names, gzipped, served by
+whitenoise). Debian's chromium (Playwright) opens each page in a fresh context (an empty cache) and reads its
+performance timeline: the bytes transferred (the page and every resource, `transferSize`) and the first
+contentful paint (`first-contentful-paint`). Goals: under 1.5 MB transferred and a first paint under 1 s.
+
+Usage: .venv/bin/python bench/pages.py [--entries N] [--check] [--skip-paint]
 (exit status 0 unless --check is given and a goal is missed).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import socket
 import statistics
+import subprocess
 import sys
+import tempfile
 import time
+import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # import `config`, `leaderboard`, `tests`
@@ -49,7 +61,32 @@ from dawnboard.rules import Track  # noqa: E402
 from leaderboard.models import Entry  # noqa: E402
 from tests.leaderboard.bulk import create_entries  # noqa: E402
 
+ROOT = Path(__file__).resolve().parents[1]
 GOAL_RATIO = 3.0
+GOAL_TRANSFER_BYTES = 1_500_000
+GOAL_PAINT_MS = 1000.0
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--no-first-run"]
+# Run in the production-settings database: fill it, then print the ids of the pages to open.
+FILL_SCRIPT = """
+import django, json; django.setup()
+from dawnboard.rules import Track
+from leaderboard.models import Entry
+from tests.leaderboard.bulk import create_entries
+create_entries({entries})
+trained = Entry.objects.filter(task__slug="cifar10", track=Track.TRAIN).order_by("id")
+ids = list(trained.values_list("id", flat=True)[:2])
+print(json.dumps(ids))
+"""
+TIMELINE_SCRIPT = """() => {
+  const navigation = performance.getEntriesByType("navigation")[0];
+  const resources = performance.getEntriesByType("resource");
+  const paint = performance.getEntriesByName("first-contentful-paint")[0];
+  return {
+    bytes: navigation.transferSize + resources.reduce((sum, entry) => sum + entry.transferSize, 0),
+    paint_ms: paint ? paint.startTime : null,
+  };
+}"""
 WARM_UP = 3
 REPEATS = 15
 TRIVIAL_URL = "/__trivial__/"
@@ -95,6 +132,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--entries", type=int, default=10_000, help="entries per task (default 10,000)")
     parser.add_argument("--check", action="store_true", help="exit 1 when a goal is missed")
+    parser.add_argument("--skip-paint", action="store_true", help="leave out the chart pages in chromium")
     arguments = parser.parse_args()
 
     settings.ROOT_URLCONF = __name__
@@ -140,7 +178,115 @@ def main() -> int:
             f"  {label:<28} {baseline_seconds * 1000:10.3f} {served * 1000:10.2f} {served_ratio:7.1f}x"
             f" {rendered * 1000:12.2f} {rendered_ratio:7.1f}x  {verdict}"
         )
+    if not arguments.skip_paint:
+        missed |= report_paint(arguments.entries)
     return 1 if arguments.check and missed else 0
+
+
+def report_paint(entries: int) -> bool:
+    """Print bytes and first paint of each chart page under production settings; True when a goal is missed."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        print("Chart pages in a browser: skipped (playwright is not installed)")
+        return False
+    if not CHROMIUM.exists():
+        print(f"Chart pages in a browser: skipped ({CHROMIUM} is missing)")
+        return False
+    with tempfile.TemporaryDirectory(prefix="dawnboard-paint-") as workdir:
+        with ProductionSite(Path(workdir), entries) as (base_url, entry_ids):
+            urls = [
+                ("/tasks/cifar10/charts/", "/tasks/cifar10/charts/"),
+                ("/entries/<id>/ (training)", f"/entries/{entry_ids[0]}/"),
+                ("/compare/ (two entries)", f"/compare/?entries={entry_ids[0]},{entry_ids[1]}"),
+            ]
+            with sync_playwright() as playwright:
+                browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_ARGS)
+                measured = [(label, *timeline(browser, base_url + url)) for label, url in urls]
+                browser.close()
+    print(
+        f"Chart pages in chromium, production settings (gunicorn, whitenoise, collectstatic), {entries:,} entries "
+        "per task, a fresh cache each, median of 3 loads"
+    )
+    print(f"  {'page':<28} {'transferred':>12} {'first paint':>12}  verdict (< 1.5 MB, < 1 s)")
+    missed = False
+    for label, transferred, paint_ms in measured:
+        passed = transferred < GOAL_TRANSFER_BYTES and paint_ms is not None and paint_ms < GOAL_PAINT_MS
+        missed |= not passed
+        paint = f"{paint_ms:.0f} ms" if paint_ms is not None else "none"
+        print(f"  {label:<28} {transferred / 1e6:9.3f} MB {paint:>12}  {'PASS' if passed else 'FAIL'}")
+    return missed
+
+
+def timeline(browser, url: str) -> tuple[int, float | None]:
+    """(bytes transferred, first contentful paint in ms) of `url`: the median of three loads, each uncached."""
+    runs = []
+    for _ in range(3):
+        context = browser.new_context()
+        page = context.new_page()
+        response = page.goto(url, wait_until="load", timeout=60_000)
+        if response is None or response.status != 200:
+            raise SystemExit(f"{url} answered {response and response.status}; the bench measures only working pages.")
+        page.wait_for_function("performance.getEntriesByName('first-contentful-paint').length > 0", timeout=10_000)
+        runs.append(page.evaluate(TIMELINE_SCRIPT))
+        context.close()
+    return statistics.median(run["bytes"] for run in runs), statistics.median(run["paint_ms"] for run in runs)
+
+
+class ProductionSite:
+    """gunicorn on a free port with config.settings.production, a SQLite file of `entries` per task, and
+    `collectstatic`'s hashed, compressed files; yields (base url, two training entries' ids)."""
+
+    def __init__(self, workdir: Path, entries: int):
+        self.workdir, self.entries, self.server = workdir, entries, None
+
+    def __enter__(self) -> tuple[str, list[int]]:
+        env = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "config.settings.production",
+            "SECRET_KEY": "dawnboard-pages-bench",
+            "DATABASE_URL": f"sqlite:///{self.workdir / 'db.sqlite3'}",
+            "STATIC_ROOT": str(self.workdir / "static"),
+            "SECURE_SSL_REDIRECT": "false",
+            "SESSION_COOKIE_SECURE": "false",
+            "CSRF_COOKIE_SECURE": "false",
+            "SECURE_HSTS_SECONDS": "0",
+            "CELERY_BROKER_URL": "",
+            "CACHE_URL": "locmemcache://pages-bench",
+            "ALLOWED_HOSTS": "127.0.0.1,localhost",
+            "LOG_LEVEL": "WARNING",
+        }
+        manage = [sys.executable, str(ROOT / "manage.py")]
+        for command in (["migrate", "-v0"], ["collectstatic", "--noinput", "-v0"]):
+            subprocess.run([*manage, *command], env=env, cwd=ROOT, check=True, capture_output=True)
+        filled = subprocess.run(
+            [sys.executable, "-c", FILL_SCRIPT.format(entries=self.entries)],
+            env=env, cwd=ROOT, check=True, capture_output=True, text=True,
+        )  # fmt: skip
+        entry_ids = json.loads(filled.stdout.strip().splitlines()[-1])
+        with socket.socket() as probe:
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        self.server = subprocess.Popen(
+            [sys.executable, "-m", "gunicorn", "config.wsgi", "--bind", f"127.0.0.1:{port}", "--workers", "2"],
+            env=env, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )  # fmt: skip
+        base_url = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                with urllib.request.urlopen(base_url + "/api/v1/tasks/", timeout=5):
+                    break
+            except OSError:
+                if time.monotonic() > deadline or self.server.poll() is not None:
+                    raise SystemExit("gunicorn did not start under production settings") from None
+                time.sleep(0.3)
+        return base_url, entry_ids
+
+    def __exit__(self, *exc_info) -> None:
+        if self.server is not None:
+            self.server.terminate()
+            self.server.wait(timeout=30)
 
 
 if __name__ == "__main__":

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime
 import re
+from dataclasses import dataclass
 from urllib.parse import urlencode
 
 from django import forms
@@ -109,20 +110,48 @@ class AsOfForm(QueryForm):
         return self.cleaned_data.get("as_of") if self.is_valid() else None
 
 
+@dataclass(frozen=True)
+class ComparedIds:
+    """The entry ids a compare query names, at most `CompareForm.MAX_ENTRIES`, and what it named that is no id."""
+
+    ids: list[int]
+    problems: list[tuple[str, str]]  # (code, a sentence naming the value): the page says each one
+
+
 class CompareForm(QueryForm):
-    entries = forms.CharField(required=False, help_text="Entry ids, comma-separated.")
+    """The compare page's query: `?ids=1&ids=2`, as the boards' checkboxes send it, or `?entries=1,2`, as
+    older links have it. Either may hold commas; both together are one list."""
+
     MAX_ENTRIES = 8
+    SHOWN_CHARACTERS = 20  # of a value that is no id, in the sentence naming it
+    ids = forms.CharField(required=False)
+    entries = forms.CharField(required=False, help_text="Entry ids, comma-separated.")
 
-    def clean_entries(self) -> str:
-        """The ids as parsed, comma-separated: parts that name no possible entry are left out."""
-        ids = []
-        for part in self.cleaned_data["entries"].split(","):
-            number = whole_number(part.strip(), maximum=LARGEST_ID)
-            if number is not None and number not in ids:
+    def given(self) -> list[str]:
+        """Every value given, as written less surrounding spaces, each once, in the order given."""
+        values = []
+        for name in ("ids", "entries"):
+            raw = self.data.getlist(name) if isinstance(self.data, QueryDict) else [self.data.get(name)]
+            values += [part.strip() for value in raw if isinstance(value, str) for part in value.split(",")]
+        return list(dict.fromkeys(value for value in values if value))
+
+    def compared(self) -> ComparedIds:
+        ids, problems = [], []
+        for value in self.given():
+            number = whole_number(value, maximum=LARGEST_ID)
+            if number is None:
+                shown = value if len(value) <= self.SHOWN_CHARACTERS else value[: self.SHOWN_CHARACTERS] + "…"
+                problems.append(("not_an_id", f"{shown!r} is not an entry id"))
+            elif number not in ids:
                 ids.append(number)
-        return ",".join(str(entry_id) for entry_id in ids[: self.MAX_ENTRIES])
+        if len(ids) > self.MAX_ENTRIES:
+            problems.append(
+                ("too_many", f"{len(ids)} entries were named: only the first {self.MAX_ENTRIES} are compared")
+            )
+        return ComparedIds(ids=ids[: self.MAX_ENTRIES], problems=problems)
 
-    def entry_ids(self) -> list[int]:
-        if not self.is_valid() or not self.cleaned_data["entries"]:
-            return []
-        return [int(part) for part in self.cleaned_data["entries"].split(",")]
+    def canonical_query(self) -> tuple[QueryDict, bool]:
+        """The ids as numbers, under `ids`; with a problem, every value as given, so the page can name it."""
+        compared = self.compared()
+        values = compared.ids if not compared.problems else self.given()
+        return QueryDict(urlencode([("ids", value) for value in values])), not compared.problems

@@ -3,15 +3,24 @@
 from __future__ import annotations
 
 import json
+from urllib.parse import urlencode
 
 from django.core.paginator import Paginator
-from django.http import Http404, HttpResponse, JsonResponse
+from django.http import Http404, HttpResponse, HttpResponseForbidden, JsonResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.utils.cache import patch_cache_control
 
 from dawnboard.errors import ERROR_DESCRIPTIONS, WARNING_DESCRIPTIONS, needs_attention
-from dawnboard.metrics import INFERENCE_COST, LEADERBOARD_METRICS, TRAINING_COST
+from dawnboard.metrics import (
+    INFERENCE_COST,
+    INFERENCE_LATENCY,
+    LEADERBOARD_METRICS,
+    TRAINING_COST,
+    TRAINING_TIME,
+    LeaderboardMetric,
+)
+from dawnboard.rules import Track
 from dawnboard.scoring import hours_of
 from leaderboard import charts, selectors
 from leaderboard.analysis import pareto_front, record_progression
@@ -99,7 +108,7 @@ def entry_detail(request, pk: int):
     figure = None
     if entry.is_training:
         figure = charts.curve_figure(
-            [_curve(entry)], threshold=float(version.threshold), metric_label=version.metric_label
+            [_curve(entry)], threshold=float(version.threshold), metric_label=version.metric_label, scale=version.scale
         )
     accounting = selectors.entry_accounting(entry)
     latency = selectors.entry_latency_distribution(entry)
@@ -118,6 +127,11 @@ def entry_detail(request, pk: int):
         "figure": _figure_data(figure),
         "claims": _claims(entry),
         "warnings": _warnings(entry),
+        "board_url": _board_url(version.task.slug, TRAINING_TIME if entry.is_training else INFERENCE_LATENCY),
+        "ranks": [
+            {"place": place, "url": _board_url(version.task.slug, place.metric, rank=place.rank)}
+            for place in selectors.entry_board_ranks(entry)
+        ],
         "costs": accounting.costs,
         "price_warning": accounting.price_warning,
         "footprint": accounting.footprint,
@@ -135,6 +149,14 @@ def entry_file(request, pk: int, role: str):
         stored = selectors.submitted_file(entry_id=pk, role=role)
     except SubmittedFile.DoesNotExist:
         raise Http404("This entry has no such file.") from None
+    if role == SubmittedFile.Role.ENTRY and not selectors.author_email_visible(
+        entry=stored.submission.entry, user=request.user
+    ):
+        return HttpResponseForbidden(
+            "The entry JSON holds its author's e-mail address: only the site's staff and its submitter can download "
+            "it. Its other fields are on the entry page and in the API; its sha256 is on the entry page.",
+            content_type="text/plain; charset=utf-8",
+        )
     content_type = "application/json" if role == SubmittedFile.Role.ENTRY else "text/tab-separated-values"
     response = HttpResponse(bytes(stored.content), content_type=content_type)
     response["Content-Disposition"] = f'attachment; filename="{_safe_filename(stored.name, role)}"'
@@ -161,7 +183,7 @@ def task_charts(request, slug: str):
         if frames[metric_slug].empty:
             continue
         progression = record_progression(frames[metric_slug], value="value", date="date")
-        figure = charts.record_figure(progression, value_label=f"{metric.label} ({metric.unit})")
+        figure = charts.record_figure(progression, metric=metric)
         records.append(
             {
                 "metric": metric,
@@ -175,8 +197,11 @@ def task_charts(request, slug: str):
 
 @cached_page(query=CompareForm)
 def compare(request):
-    form = CompareForm(request.GET)
-    entries = selectors.entries_for_comparison(entry_ids=form.entry_ids())
+    asked = CompareForm(request.GET).compared()
+    entries = selectors.entries_for_comparison(entry_ids=asked.ids)
+    found = {entry.id for entry in entries}
+    missing = [entry_id for entry_id in asked.ids if entry_id not in found]
+    problems = asked.problems + [("no_entry", f"entry {number} does not exist or was withdrawn") for number in missing]
     # Curves share an axis only within one task version: the first training entry's decides.
     trained = [entry for entry in entries if entry.is_training]
     trained = [entry for entry in trained if entry.task_version_id == trained[0].task_version_id]
@@ -184,9 +209,18 @@ def compare(request):
     if trained:
         version = trained[0].task_version
         figure = charts.curve_figure(
-            [_curve(entry) for entry in trained], threshold=float(version.threshold), metric_label=version.metric_label
+            [_curve(entry) for entry in trained],
+            threshold=float(version.threshold),
+            metric_label=version.metric_label,
+            scale=version.scale,
         )
-    context = {"form": form, "entries": entries, "figure": _figure_data(figure), "rows": _comparison_rows(entries)}
+    context = {
+        "entries": entries,
+        "problems": problems,
+        "max_entries": CompareForm.MAX_ENTRIES,
+        "figure": _figure_data(figure),
+        "rows": _comparison_rows(entries),
+    }
     return render(request, "leaderboard/compare.html", context)
 
 
@@ -244,22 +278,46 @@ def _claims(entry: Entry) -> list[tuple[str, object, object]]:
     ]
 
 
-def _warnings(entry: Entry) -> list[dict]:
-    """The entry's warnings, those that question a figure first (entries stored before the order was kept too)."""
-    warnings = [{**warning, "attention": needs_attention(warning["code"])} for warning in entry.warnings]
-    return sorted(warnings, key=lambda warning: not warning["attention"])
+def _warnings(entry: Entry) -> dict[str, list[dict]]:
+    """The entry's warnings in two groups: those that question a figure (a person should look), and notes on
+    the files that changed no figure; each in the order stored."""
+    return {
+        "attention": [warning for warning in entry.warnings if needs_attention(warning["code"])],
+        "notes": [warning for warning in entry.warnings if not needs_attention(warning["code"])],
+    }
 
 
-def _comparison_rows(entries: list[Entry]) -> list[tuple[str, list]]:
-    fields = [
-        ("Task", lambda e: e.task.slug), ("Track", lambda e: e.track), ("Model", lambda e: e.model),
-        ("Team", lambda e: e.author), ("Hardware", lambda e: e.hardware), ("Framework", lambda e: e.framework),
-        ("Date", lambda e: e.date), ("Time to accuracy (s)", lambda e: e.time_to_accuracy_seconds),
-        ("Epoch reached", lambda e: e.time_to_accuracy_epoch), ("Training cost (USD)", lambda e: e.training_cost_usd),
-        ("Latency (ms)", lambda e: e.latency_ms), ("Cost per 10,000 (USD)", lambda e: e.inference_cost_usd_per_10k),
-        ("Accuracy", lambda e: e.accuracy),
-    ]  # fmt: skip
-    return [(label, [read(entry) for entry in entries]) for label, read in fields]
+def _board_url(task_slug: str, metric: LeaderboardMetric, *, rank: int | None = None) -> str:
+    """The task's board by `metric`, at the page that holds `rank` when one is given."""
+    query = {"metric": metric.slug}
+    if rank is not None and rank > PAGE_SIZE:
+        query["page"] = (rank - 1) // PAGE_SIZE + 1
+    return f"{reverse('leaderboard:task', args=[task_slug])}?{urlencode(query)}"
+
+
+# (label, how the page writes it, the track it applies to or None for both, how to read it off an entry)
+COMPARISON_FIELDS = [
+    ("Task", "text", None, lambda e: e.task.slug), ("Track", "text", None, lambda e: e.get_track_display()),
+    ("Model", "text", None, lambda e: e.model), ("Team", "text", None, lambda e: e.author),
+    ("Hardware", "text", None, lambda e: e.hardware), ("Framework", "text", None, lambda e: e.framework),
+    ("Date", "date", None, lambda e: e.date),
+    ("Time to accuracy", "time", Track.TRAIN, lambda e: e.time_to_accuracy_seconds),
+    ("Epoch reached", "epoch", Track.TRAIN, lambda e: e.time_to_accuracy_epoch),
+    ("Training cost", "usd", Track.TRAIN, lambda e: e.training_cost_usd),
+    ("Latency", "ms", Track.INFERENCE, lambda e: e.latency_ms),
+    ("Cost per 10,000 items", "usd", Track.INFERENCE, lambda e: e.inference_cost_usd_per_10k),
+    ("Accuracy", "plain", None, lambda e: e.accuracy),
+]  # fmt: skip
+
+
+def _comparison_rows(entries: list[Entry]) -> list[dict]:
+    """The rows that apply to the tracks compared: training entries alone get no latency rows, and so on."""
+    tracks = {entry.track for entry in entries}
+    return [
+        {"label": label, "kind": kind, "values": [read(entry) for entry in entries]}
+        for label, kind, track, read in COMPARISON_FIELDS
+        if track is None or track in tracks
+    ]
 
 
 def _figure_data(figure) -> dict | None:

@@ -5,7 +5,6 @@ from datetime import timedelta
 from pathlib import Path
 
 import environ
-import plotly
 from csp.constants import NONE, SELF, UNSAFE_INLINE
 
 BASE_DIR = Path(__file__).resolve().parents[2]
@@ -121,8 +120,8 @@ USE_TZ = True
 
 STATIC_URL = "/static/"
 STATIC_ROOT = env.path("STATIC_ROOT", default=BASE_DIR / "staticfiles")
-# plotly.js comes from the plotly package itself, so no page loads anything from a CDN.
-STATICFILES_DIRS = [BASE_DIR / "static", ("plotly", Path(plotly.__file__).parent / "package_data")]
+# plotly.js is the partial "basic" bundle vendored under static/vendor/plotly/, so no page loads anything from a CDN.
+STATICFILES_DIRS = [BASE_DIR / "static"]
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {"BACKEND": "whitenoise.storage.CompressedStaticFilesStorage"},

@@ -21,5 +21,11 @@ SILENCED_SYSTEM_CHECKS = [
     *([] if SECURE_HSTS_INCLUDE_SUBDOMAINS else ["security.W005"]),
     *([] if SECURE_HSTS_PRELOAD else ["security.W021"]),
 ]
+# Static files under hashed names (collectstatic), gzipped beforehand: whitenoise serves a hashed name with a
+# year-long `immutable` cache header, so a reader fetches plotly.js once per release.
+STORAGES = {
+    **STORAGES,  # noqa: F405
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+}
 # A reference run of hours never trains inside a web request: without a broker the API refuses it.
 REFERENCE_RUNS_IN_REQUEST = env.bool("REFERENCE_RUNS_IN_REQUEST", default=False)

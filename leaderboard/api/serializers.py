@@ -194,6 +194,12 @@ class EntryDetailSerializer(EntrySerializer):
     threshold = serializers.DecimalField(
         source="task_version.threshold", max_digits=10, decimal_places=4, read_only=True
     )
+    author_email = serializers.CharField(
+        read_only=True, required=False, help_text="Only to staff and to the entry's own submitter."
+    )
+    claimed = serializers.JSONField(
+        read_only=True, help_text="The entry document as submitted; `authorEmail` only to staff and its submitter."
+    )
 
     class Meta(EntrySerializer.Meta):
         fields = [
@@ -202,6 +208,14 @@ class EntryDetailSerializer(EntrySerializer):
             "time_to_accuracy_line", "log_row_count", "files", "hardware_match", "cost_policies", "price_warning",
             "footprint", "latency_percentiles_ms", "curve",
         ]  # fmt: skip
+
+    def to_representation(self, entry: Entry) -> dict:
+        data = super().to_representation(entry)
+        request = self.context.get("request")
+        if not selectors.author_email_visible(entry=entry, user=getattr(request, "user", None)):
+            del data["author_email"]
+            data["claimed"] = selectors.public_claimed(data["claimed"])
+        return data
 
     def get_cost_policies(self, entry: Entry) -> list[dict]:
         return [

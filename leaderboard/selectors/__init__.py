@@ -25,8 +25,10 @@ from leaderboard.selectors.catalog import current_task_versions, task_catalog
 from leaderboard.selectors.entries import (
     BIG_ENTRY_COLUMNS,
     LATENCY_PERCENTILES,
+    PRIVATE_ENTRY_FIELDS,
     EntryAccounting,
     LatencyDistribution,
+    author_email_visible,
     entries_for_comparison,
     entries_list,
     entry_accounting,
@@ -37,9 +39,11 @@ from leaderboard.selectors.entries import (
     entry_priced_run,
     entry_reproductions,
     priced_run,
+    public_claimed,
     reproduction_commands,
     submitted_file,
 )
+from leaderboard.selectors.entry_ranks import EntryRank, entry_board_ranks
 from leaderboard.selectors.submissions import submission_for, submissions_of
 
 __all__ = [
@@ -47,15 +51,18 @@ __all__ = [
     "LATENCY_PERCENTILES",
     "LATENCY_STATS",
     "MEAN_LATENCY",
+    "PRIVATE_ENTRY_FIELDS",
     "ROW_FIELDS",
     "SORTABLE_COLUMNS",
     "BoardRow",
     "BoardRows",
     "BoardView",
     "EntryAccounting",
+    "EntryRank",
     "LatencyDistribution",
     "LatencyStat",
     "UnknownLeaderboard",
+    "author_email_visible",
     "board_row",
     "board_rows",
     "board_rows_of",
@@ -65,6 +72,7 @@ __all__ = [
     "entries_for_comparison",
     "entries_list",
     "entry_accounting",
+    "entry_board_ranks",
     "entry_detail",
     "entry_latency_distribution",
     "entry_latency_percentiles",
@@ -75,6 +83,7 @@ __all__ = [
     "leaderboard",
     "leaderboard_entries",
     "priced_run",
+    "public_claimed",
     "reproduction_commands",
     "submission_for",
     "submissions_of",

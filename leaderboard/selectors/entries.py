@@ -1,5 +1,5 @@
 """Reads of entries: one with all it shows, lists without their submitted documents, its costs and measured latency,
-its files, its reproductions."""
+its files, its reproductions, and who may read its author's e-mail."""
 
 from __future__ import annotations
 
@@ -12,7 +12,7 @@ from django.db.models import Prefetch, QuerySet
 from dawnboard.recipes import recipes_reproducing
 from dawnboard.rules import Track
 from dawnboard.scoring import shortest_decimal
-from leaderboard.models import Entry, HardwareMatch, Submission, SubmittedFile
+from leaderboard.models import Entry, HardwareMatch, Submission, SubmittedFile, Submitter
 from pricing.domain.cost import PolicyCost
 from pricing.selectors import PricedRun, QuoteBook, price_warning, run_costs, run_footprint
 
@@ -39,6 +39,25 @@ def entry_detail(*, entry_id: int) -> Entry:
         .prefetch_related("curve", Prefetch("submission__files", queryset=SubmittedFile.objects.defer("content")))
         .get(id=entry_id)
     )
+
+
+# DAWNBench's site never published its authors' addresses; the entry document's own copy is kept out too.
+PRIVATE_ENTRY_FIELDS = ("authorEmail",)
+
+
+def author_email_visible(*, entry: Entry, user) -> bool:
+    """Whether `user` may read the entry's author e-mail: staff, and the submitter whose submission it is."""
+    if user is None or not user.is_authenticated:
+        return False
+    if user.is_staff:
+        return True
+    submitter_id = entry.submission.submitter_id
+    return submitter_id is not None and Submitter.objects.filter(id=submitter_id, user_id=user.id).exists()
+
+
+def public_claimed(claimed: dict) -> dict:
+    """The entry document as submitted, less the fields only staff and the submitter may read."""
+    return {name: value for name, value in claimed.items() if name not in PRIVATE_ENTRY_FIELDS}
 
 
 def entry_reproductions(entry: Entry) -> list[Entry]:

@@ -1,17 +1,15 @@
-"""Template filters for leaderboard values: durations as h:mm:ss, money, and a metric's value."""
+"""Template filters for leaderboard values, all following `leaderboard.display`'s rules for people."""
 
 from __future__ import annotations
 
 import json
-from decimal import Decimal
 
 from django import template
 
 from dawnboard.links import is_web_link
 from dawnboard.metrics import INFERENCE_LATENCY, TRAINING_TIME
-from dawnboard.scoring import SECONDS_PER_HOUR, hours_of
+from leaderboard import display
 
-SECONDS_PER_MINUTE = 60
 register = template.Library()
 
 
@@ -23,53 +21,60 @@ def web_link(url) -> str:
 
 @register.filter
 def hms(seconds) -> str:
-    """Seconds as h:mm:ss, the way DAWNBench showed training times (under a minute: h:mm:ss.ss)."""
-    if seconds is None:
-        return ""
-    seconds = float(seconds)
-    if seconds < SECONDS_PER_MINUTE:
-        return f"0:00:{seconds:05.2f}"
-    hours, rest = divmod(round(seconds), SECONDS_PER_HOUR)
-    minutes, whole_seconds = divmod(rest, SECONDS_PER_MINUTE)
-    return f"{hours}:{minutes:02d}:{whole_seconds:02d}"
+    """Seconds as h:mm:ss, the way DAWNBench showed training times (under a minute with tenths)."""
+    return display.duration(seconds)
 
 
 @register.filter
 def usd(value) -> str:
-    """Dollars with enough digits for the small figures of inference costs."""
-    if value is None:
-        return ""
-    value = float(value)
-    return f"${value:,.2f}" if value >= 1 else f"${value:.4g}"
+    """Dollars to four significant figures."""
+    return display.usd(value)
+
+
+@register.filter
+def latency(value) -> str:
+    """Milliseconds to three significant figures, "ms" joined to the number."""
+    return display.latency_ms(value)
+
+
+@register.filter
+def accuracy(value, scale: str = "percent") -> str:
+    """Quality in the task's scale: `{{ entry.accuracy|accuracy:version.scale }}`."""
+    return display.accuracy(value, scale)
+
+
+@register.filter
+def epoch(value) -> str:
+    """An epoch as a whole number when it is one."""
+    return display.epoch(value)
+
+
+@register.filter
+def count(value) -> str:
+    """A count with thousands separators."""
+    return display.count(value)
 
 
 @register.filter
 def metric_value(value, metric_slug: str) -> str:
     """A board value in its unit: h:mm:ss for time, dollars for costs, ms for latency."""
-    if value is None:
-        return ""
     if metric_slug == TRAINING_TIME.slug:
-        return hms(value)
+        return display.duration(value)
     if metric_slug == INFERENCE_LATENCY.slug:
-        return f"{float(value):.4g} ms"
-    return usd(value)
+        return display.latency_ms(value)
+    return display.usd(value)
 
 
 @register.filter
 def hours(seconds) -> str:
-    return "" if seconds is None else f"{hours_of(float(seconds)):.6g}"
+    """Seconds as hours, to six significant figures (for the cost arithmetic)."""
+    return display.hours(seconds)
 
 
 @register.filter
 def plain(value) -> str:
-    """A number exactly as stored: the shortest form of a float that reads back the same; Decimals unpadded."""
-    if value is None:
-        return ""
-    if isinstance(value, Decimal):
-        return f"{value.normalize():f}" if value == value.to_integral() else f"{value.normalize()}"
-    if isinstance(value, float):
-        return repr(value)
-    return str(value)
+    """Any figure without float noise (157.5500004 as 157.55), with thousands separators; text unchanged."""
+    return display.number(value)
 
 
 @register.filter

@@ -26,7 +26,7 @@ SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screensh
 TIMEOUT_MS = 10_000
 HOSTILE_AUTHOR = "<script>alert(1)</script>"
 # Fixtures that write to the database; `browser` sets them up before it starts (see its docstring).
-DATA_FIXTURES = ("board", "hostile_entry_id")
+DATA_FIXTURES = ("board", "hostile_entry_id", "wide_board")
 # Once chromium has failed to launch, the other tests skip at once with the same reason.
 _launch_failure: list[str] = []
 
@@ -170,3 +170,25 @@ def hostile_entry_id(board, tmp_path) -> int:
 def screenshots() -> Path:
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     return SCREENSHOTS
+
+
+@pytest.fixture
+def wide_board(board, tmp_path):
+    """The sample plus a training and an inference entry with text as long as real entries' (tests/browser/wide.py)."""
+    from tests.browser.wide import add_wide_entries
+
+    return add_wide_entries(board, tmp_path)
+
+
+@pytest.fixture
+def sized(browser, live_server, request):
+    """Opens a page of the given width, in a fresh context: `sized(390)`."""
+    from tests.browser.wide import HEIGHT
+
+    def make(width: int, **options):
+        context = browser.new_context(base_url=live_server.url, viewport={"width": width, "height": HEIGHT}, **options)
+        context.set_default_timeout(TIMEOUT_MS)
+        request.addfinalizer(context.close)
+        return context.new_page()
+
+    return make

@@ -1,17 +1,25 @@
-"""The figures, checked on their `to_dict()`: the data plotted, the threshold, the Pareto front."""
+"""The figures, checked on their `to_dict()`: the data plotted, the threshold, the Pareto front, and what a
+reader sees: hover text and ticks written by `leaderboard.display`, log ticks a reader can place, a date axis
+that makes sense for one point, stars the colour of their curve."""
 
 import datetime
+import math
 
 import pandas as pd
 import pytest
 
+from dawnboard.metrics import INFERENCE_LATENCY, TRAINING_COST, TRAINING_TIME
+from leaderboard import display
 from leaderboard.analysis import record_progression
 from leaderboard.charts import (
     LATENCY_AGAINST_COST,
     TIME_AGAINST_COST,
     Curve,
     curve_figure,
+    date_range,
+    duration_log_ticks,
     latency_histogram_figure,
+    log_ticks,
     plotly_text,
     record_figure,
     tradeoff_figure,
@@ -30,9 +38,9 @@ def test_curve_figure_plots_the_curve_the_crossing_and_the_threshold():
     figure = curve_figure([curve], threshold=94.0, metric_label="top-1 (%)").to_dict()
 
     plotted = {trace["name"]: trace for trace in figure["data"]}
-    assert list(plotted["run"]["x"]) == [0.1, 0.2, 0.3]
+    assert list(plotted["run"]["x"]) == pytest.approx([360.0, 720.0, 1080.0])  # seconds, ticked as h:mm:ss
     assert list(plotted["run"]["y"]) == [80.0, 94.2, 95.0]
-    assert list(plotted["run: reached the threshold"]["x"]) == [0.2]
+    assert list(plotted["run: reached the threshold"]["x"]) == pytest.approx([720.0])
     assert [shape["y0"] for shape in figure["layout"]["shapes"]] == [94.0]
 
 
@@ -52,8 +60,8 @@ def test_time_cost_figure_joins_the_pareto_front_in_time_order():
     plotted = traces(tradeoff_figure(entries, TIME_AGAINST_COST))
 
     assert len(plotted["entries"]["x"]) == 3
-    assert list(plotted["Pareto front"]["text"]) == ["fast", "cheap"]
-    assert list(plotted["Pareto front"]["x"]) == [1.0, 2.0]
+    assert [text.split("<br>")[0] for text in plotted["Pareto front"]["hovertext"]] == ["fast", "cheap"]
+    assert list(plotted["Pareto front"]["x"]) == [3600.0, 7200.0]  # seconds, ticked as h:mm:ss
 
 
 def test_latency_cost_figure_plots_every_entry_and_the_front():
@@ -61,7 +69,7 @@ def test_latency_cost_figure_plots_every_entry_and_the_front():
 
     plotted = traces(tradeoff_figure(entries, LATENCY_AGAINST_COST))
 
-    assert list(plotted["Pareto front"]["text"]) == ["a", "b"]
+    assert [text.split("<br>")[0] for text in plotted["Pareto front"]["hovertext"]] == ["a", "b"]
 
 
 def test_record_figure_steps_through_the_best_value_by_date():
@@ -75,10 +83,11 @@ def test_record_figure_steps_through_the_best_value_by_date():
 
     progression = record_progression(entries, value="value", date="date")
 
-    plotted = traces(record_figure(progression, value_label="Training time (seconds)"))
+    plotted = traces(record_figure(progression, metric=TRAINING_TIME))
 
-    assert list(plotted["best so far"]["y"]) == [100.0, 100.0, 20.0]
-    assert list(plotted["new record"]["text"]) == ["first", "record"]
+    # Only the dates the record changed (and the last) are sent: the step line draws the same picture.
+    assert list(plotted["best so far"]["y"]) == [100.0, 20.0]
+    assert [text.split("<br>")[0] for text in plotted["new record"]["hovertext"]] == ["first", "record"]
 
 
 def test_plotly_text_escapes_markup_in_user_text():
@@ -95,3 +104,132 @@ def test_latency_histogram_figure_draws_each_bin_as_wide_as_it_is_and_the_percen
     assert list(bars["width"]) == pytest.approx([0.1, 0.2])
     assert list(bars["y"]) == [5, 2]
     assert [shape["x0"] for shape in figure["layout"]["shapes"]] == [0.05, 0.2]
+
+
+def test_curve_hover_text_and_ticks_follow_the_display_rules():
+    curve = Curve(
+        name="run", hours=[0.01, 0.0437], metric=[80.0, 94.123], crossing_hours=0.0437, crossing_metric=94.123
+    )
+
+    figure = curve_figure([curve], threshold=94.0, metric_label="top-1 (%)").to_dict()
+
+    plotted = {trace["name"]: trace for trace in figure["data"]}
+    assert list(plotted["run"]["hovertext"]) == [
+        f"{display.duration(36.0)} · {display.accuracy(80.0)}",
+        f"{display.duration(157.32)} · {display.accuracy(94.123)}",
+    ]
+    assert plotted["run"]["hovertext"][1] == "0:02:37 · 94.12\u00a0%"
+    # A run of 2.6 minutes is ticked in h:mm:ss at a round step, never in hours with 0.005 steps.
+    axis = figure["layout"]["xaxis"]
+    assert axis["ticktext"][:3] == ["0:00:00", "0:00:30", "0:01:00"]
+    assert axis["tickvals"][-1] >= 157.32
+
+
+def test_a_fraction_task_writes_its_quality_as_a_fraction():
+    curve = Curve(name="run", hours=[1.0], metric=[0.91213])
+
+    figure = curve_figure([curve], threshold=0.75, metric_label="F1").to_dict()
+
+    assert figure["data"][0]["hovertext"][0].endswith("· 0.9121")
+    assert figure["layout"]["annotations"][0]["text"] == "threshold 0.7500"
+
+
+def test_each_threshold_star_takes_the_colour_of_its_curve():
+    curves = [
+        Curve(name=name, hours=[0.1, 0.2], metric=[90.0, 95.0], crossing_hours=0.2, crossing_metric=95.0)
+        for name in ("a", "b", "c")
+    ]
+
+    plotted = traces(curve_figure(curves, threshold=94.0, metric_label="m"))
+
+    colours = [plotted[name]["line"]["color"] for name in ("a", "b", "c")]
+    assert len(set(colours)) == 3
+    for name, colour in zip(("a", "b", "c"), colours, strict=True):
+        assert plotted[name]["marker"]["color"] == colour
+        assert plotted[f"{name}: reached the threshold"]["marker"]["color"] == colour
+
+
+def test_log_ticks_label_every_power_of_ten_in_range():
+    ticks = log_ticks([0.5, 3.0, 700.0], str)
+
+    assert ticks["tickvals"] == pytest.approx([1.0, 10.0, 100.0, 1000.0])
+    low, high = ticks["range"]
+    assert low <= math.log10(0.5) and high >= math.log10(700.0)
+
+
+def test_log_ticks_add_two_and_five_when_the_data_spans_under_a_decade():
+    ticks = log_ticks([12.0, 40.0], lambda value: f"${value:g}")
+
+    assert ticks["tickvals"] == pytest.approx([10.0, 20.0, 50.0])
+    assert ticks["ticktext"] == ["$10", "$20", "$50"]
+
+
+def test_a_single_value_still_gets_labelled_ticks_around_it():
+    ticks = log_ticks([3.0], str)
+
+    assert len(ticks["tickvals"]) >= 3
+    assert min(ticks["tickvals"]) < 3.0 < max(ticks["tickvals"])
+
+
+def test_time_ticks_on_a_log_axis_are_round_durations_in_h_mm_ss():
+    ticks = duration_log_ticks([200.0, 10_000.0, 90_000.0])
+
+    assert ticks["tickvals"] == [600, 3600, 36000]
+    assert ticks["ticktext"] == ["0:10:00", "1:00:00", "10:00:00"]
+
+
+def test_time_cost_figure_hover_text_uses_the_tables_formats():
+    entries = pd.DataFrame({"hours": [2.5, 0.75], "cost_usd": [14.4245778144, 31.0], "label": ["a", "b"]})
+
+    figure = tradeoff_figure(entries, TIME_AGAINST_COST).to_dict()
+
+    hover = list(traces_of(figure)["entries"]["hovertext"])
+    assert hover == ["a<br>2:30:00 · $14.42", "b<br>0:45:00 · $31.00"]
+    assert list(traces_of(figure)["entries"]["x"]) == pytest.approx([9000.0, 2700.0])
+    assert figure["layout"]["xaxis"]["type"] == "log" and figure["layout"]["xaxis"]["tickmode"] == "array"
+    assert all(text.startswith("$") for text in figure["layout"]["yaxis"]["ticktext"])
+
+
+def test_latency_cost_figure_writes_latency_in_ms_to_three_figures():
+    entries = pd.DataFrame({"latency_ms": [0.07393], "cost_usd_per_10k": [0.004376389], "label": ["a"]})
+
+    figure = tradeoff_figure(entries, LATENCY_AGAINST_COST).to_dict()
+
+    assert traces_of(figure)["entries"]["hovertext"][0] == "a<br>0.0739\u00a0ms · $0.004376"
+
+
+def test_a_record_chart_of_one_point_pads_its_dates_by_a_month():
+    entries = pd.DataFrame({"date": [datetime.date(2020, 3, 17)], "value": [14.42], "label": ["only"]})
+
+    figure = record_figure(record_progression(entries, value="value", date="date"), metric=TRAINING_COST).to_dict()
+
+    assert figure["layout"]["xaxis"]["range"] == ["2020-02-16", "2020-04-16"]
+    assert traces_of(figure)["new record"]["hovertext"][0] == "only<br>2020-03-17 · $14.42"
+
+
+def test_a_date_range_over_years_is_padded_by_a_little_of_its_span():
+    first, last = datetime.date(2018, 1, 1), datetime.date(2020, 1, 1)
+
+    low, high = date_range([first, last])
+
+    assert "2017-12-01" < low < "2018-01-01" and "2020-01-01" < high < "2020-02-01"
+
+
+def test_record_latency_chart_writes_milliseconds():
+    entries = pd.DataFrame({"date": [datetime.date(2020, 1, 1)], "value": [0.0739321], "label": ["x"]})
+
+    figure = record_figure(record_progression(entries, value="value", date="date"), metric=INFERENCE_LATENCY)
+
+    assert traces(figure)["new record"]["hovertext"][0] == "x<br>2020-01-01 · 0.0739\u00a0ms"
+    assert figure.to_dict()["layout"]["yaxis"]["title"]["text"] == "latency (ms per item)"
+
+
+def test_histogram_hover_and_percentile_labels_use_milliseconds_to_three_figures():
+    figure = latency_histogram_figure([0.05, 0.07393, 0.1], [3, 1200], percentiles_ms={"p50": 0.0739321}).to_dict()
+
+    assert figure["data"][0]["hovertext"][1] == "0.0739\u00a0ms to 0.100\u00a0ms: 1,200 items"
+    assert figure["layout"]["annotations"][0]["text"] == "p50 0.0739\u00a0ms"
+
+
+def traces_of(figure: dict) -> dict[str, dict]:
+    return {trace["name"]: trace for trace in figure["data"]}

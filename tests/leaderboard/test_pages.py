@@ -6,9 +6,12 @@ import csv
 import io
 import json
 import re
+import runpy
+from html import unescape
 from io import StringIO
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 
 from dawnboard.errors import ERROR_DESCRIPTIONS, WARNING_DESCRIPTIONS, ErrorCode, WarningCode
@@ -191,7 +194,10 @@ def test_entry_page_links_the_files_exactly_as_submitted(client, sample, sample_
     html = client.get(f"/entries/{entry.id}/").content.decode()
     log = client.get(f"/entries/{entry.id}/files/log/")
 
-    assert f"/entries/{entry.id}/files/log/" in html and f"/entries/{entry.id}/files/entry/" in html
+    assert f"/entries/{entry.id}/files/log/" in html
+    # The entry JSON holds the author's e-mail: no public link, and the download is refused to the public.
+    assert f"/entries/{entry.id}/files/entry/" not in html
+    assert client.get(f"/entries/{entry.id}/files/entry/").status_code == 403
     assert log["Content-Disposition"].startswith("attachment")
     assert log.content == (sample_dir / "CIFAR10" / "train" / "KRes34_1GTX1080Ti_pytorch.tsv").read_bytes()
     assert "byte_order_mark" in html and "crlf_line_endings" in html
@@ -288,3 +294,106 @@ def test_user_text_is_escaped_everywhere(client, submit_file, page):
 
     assert HOSTILE_AUTHOR not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html or "\\u003Cscript\\u003E" in html
+
+
+# --- what every reader meets: compare from the boards, labels, the submit page's examples, the error pages -------
+
+
+def test_each_board_row_can_be_ticked_for_comparison_in_a_form_sent_to_compare(client, sample):
+    for html in (client.get("/").content.decode(), client.get("/tasks/cifar10/").content.decode()):
+        form = html.split('<form method="get" action="/compare/">')[1].split("</form>")[0]
+        first_id = board_rows(form)[0][0]
+
+        assert f'<input type="checkbox" name="ids" value="{first_id}" aria-label="Compare entry {first_id} (' in form
+        assert '<button type="submit">Compare selected</button>' in form
+
+
+@pytest.mark.parametrize(
+    ("metric", "heading"),
+    [
+        ("training-time", "Training time (h:mm:ss)"),
+        ("training-cost", "Training cost (USD)"),
+        ("inference-latency", "Latency, mean (ms)"),
+        ("inference-cost", "Inference cost (USD per 10,000 items)"),
+    ],
+)
+def test_each_metric_view_has_its_own_title_value_heading_and_current_link(client, sample, metric, heading):
+    html = client.get(f"/tasks/cifar10/?metric={metric}").content.decode()
+    label = LEADERBOARD_METRICS[metric].label
+
+    assert f"<title>CIFAR10 image classification: {label}" in html
+    assert re.search(rf'<th scope="col" class="num"[^>]*>\s*<a [^>]*>{re.escape(heading)}', html)
+    assert re.search(rf'<a href="\?metric={metric}[^"]*" aria-current="page">', html)
+    assert html.count('aria-current="page"') == 1
+    assert "<caption>CIFAR10 image classification: " in html
+
+
+def test_every_page_starts_with_a_skip_link_to_its_main_content(client, sample):
+    for path in ("/", "/tasks/cifar10/", "/submit/", "/no-such-page/"):
+        html = client.get(path).content.decode()
+        body = html.split("<body>", 1)[1]
+
+        assert body.lstrip().startswith('<a class="skip-link" href="#main">Skip to the ')
+        assert '<main id="main" tabindex="-1">' in body
+
+
+def submit_example(html: str, name: str) -> bytes:
+    return unescape(re.search(rf'<pre id="{name}">(.*?)</pre>', html, re.S).group(1)).encode()
+
+
+@pytest.mark.parametrize("track", ["train", "inference"])
+def test_submit_page_example_of_each_track_is_valid(client, api_client, track):
+    html = client.get("/submit/").content.decode()
+    files = {"entry": SimpleUploadedFile("entry.json", submit_example(html, f"example-{track}-entry"))}
+    if track == "train":
+        files["log"] = SimpleUploadedFile("log.tsv", submit_example(html, "example-train-log"))
+
+    response = api_client.post("/api/v1/submissions/?dry_run=1", {"task": "cifar10", "track": track, **files})
+
+    assert response.status_code == 200, response.json()
+    assert response.json()["status"] == "valid"
+    assert response.json()["warnings"] == []
+
+
+def test_submit_page_tells_the_public_to_ask_the_staff_for_a_token(client, db):
+    html = client.get("/submit/").content.decode()
+
+    assert "create_submitter" not in html
+    assert "given by the site&#x27;s staff" in html or "given by the site's staff" in html
+    assert "curl -sS --fail-with-body" in html
+
+
+def test_an_unknown_page_is_the_sites_own_404(client, db):
+    response = client.get("/no-such-page/")
+
+    assert response.status_code == 404
+    assert '<html lang="en">' in response.content.decode() and "Back to the leaderboards" in response.content.decode()
+
+
+def test_a_server_error_is_the_sites_own_500_page(client, db, monkeypatch):
+    def fail(**_):
+        raise RuntimeError("the database is gone")
+
+    monkeypatch.setattr(views.selectors, "home_boards", fail)
+    client.raise_request_exception = False
+
+    response = client.get("/")
+
+    assert response.status_code == 500
+    html = response.content.decode()
+    assert '<html lang="en">' in html and "Something went wrong on our side" in html
+    assert "the database is gone" not in html
+
+
+def test_make_run_shows_the_sites_own_error_pages_unless_debug_is_asked_for(monkeypatch):
+    """`make run` uses config.settings.local: DEBUG off by default, so a 404 is the site's page, not Django's."""
+    monkeypatch.delenv("DEBUG", raising=False)
+
+    assert runpy.run_module("config.settings.local")["DEBUG"] is False
+
+
+def test_api_docs_page_names_its_language_and_links_back_to_the_site(client, db):
+    html = client.get("/api/docs/").content.decode()
+
+    assert '<html lang="en">' in html
+    assert '<a href="/">&larr; Dawnboard leaderboards</a>' in html
