@@ -162,7 +162,9 @@ class Stack:
         self._database_create()
         started = time.monotonic()
         self._manage("migrate", "--noinput", "-v0", timeout_seconds=300)
-        log(f"stack: database {self.database} migrated in {time.monotonic() - started:.0f} s")
+        # Production serves collectstatic's hashed files: the pages name them from its manifest.
+        self._manage("collectstatic", "--noinput", "-v0", timeout_seconds=300)
+        log(f"stack: database {self.database} migrated, static files collected in {time.monotonic() - started:.0f} s")
         created = self._manage("shell", "-c", SUBMITTERS_SCRIPT, timeout_seconds=120)
         self.tokens = json.loads(created.stdout.strip().splitlines()[-1])
         self._spawn(
