@@ -94,7 +94,7 @@ def test_pages_fetch_nothing_from_outside(page, watch, board, live_server):
     for path in _pages(board).values():
         _open(page, path)
 
-    assert any(url.endswith("/static/vendor/plotly/plotly-basic.min.js") for url in watch.requests)
+    assert any(url.endswith("/static/vendor/plotly/plotly-scatter.min.js") for url in watch.requests)
     assert [url for url in watch.requests if not url.startswith(live_server.url + "/")] == []
 
 

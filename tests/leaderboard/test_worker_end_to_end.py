@@ -196,7 +196,7 @@ def test_gunicorn_serves_the_pages_and_plotly_through_whitenoise(stack):
         charts_html = charts_page.read().decode()
     # The page names plotly by its hashed name (the manifest storage), loaded with `defer`.
     plotly_tag = re.search(
-        r'<script src="(/static/vendor/plotly/plotly-basic\.min\.[0-9a-f]{12}\.js)" defer>', charts_html
+        r'<script src="(/static/vendor/plotly/plotly-scatter\.min\.[0-9a-f]{12}\.js)" defer>', charts_html
     )
     assert plotly_tag, "the charts page does not load the hashed plotly bundle with defer"
     request = urllib.request.Request(base_url + plotly_tag.group(1), headers={"Accept-Encoding": "gzip"})
