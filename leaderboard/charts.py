@@ -71,17 +71,23 @@ def _finite(values: Sequence[float]) -> list[float]:
     return [float(value) for value in values if value is not None and math.isfinite(float(value)) and value > 0]
 
 
+def _log_range(finite: list[float]) -> tuple[float, float]:
+    """The shown range of a log axis over positive values: a factor of 1.5 either side keeps the outermost
+    points off the frame; a range narrower than a decade is widened to one around its middle."""
+    low, high = min(finite) / 1.5, max(finite) * 1.5
+    if high / low < 10:
+        middle = math.sqrt(low * high)
+        low, high = middle / math.sqrt(10), middle * math.sqrt(10)
+    return low, high
+
+
 def log_ticks(values: Sequence[float], label: Callable[[float], str]) -> dict:
     """Tick values and their text for a log axis over `values`: every power of ten in range, and 2 and 5
     (then every digit) times a power of ten while fewer than three ticks would show. Includes the range."""
     finite = _finite(values)
     if not finite:
         return {}
-    # A factor of 1.5 either side keeps the outermost points off the frame; a single value gets a decade's room.
-    low, high = min(finite) / 1.5, max(finite) * 1.5
-    if high / low < 10:
-        middle = math.sqrt(low * high)
-        low, high = middle / math.sqrt(10), middle * math.sqrt(10)
+    low, high = _log_range(finite)
     ticks: list[float] = []
     for multipliers in ((1,), (1, 2, 5), (1, 2, 3, 4, 5, 6, 7, 8, 9)):
         ticks = [
@@ -105,10 +111,7 @@ def duration_log_ticks(seconds: Sequence[float]) -> dict:
     finite = _finite(seconds)
     if not finite:
         return {}
-    low, high = min(finite) / 1.5, max(finite) * 1.5
-    if high / low < 10:
-        middle = math.sqrt(low * high)
-        low, high = middle / math.sqrt(10), middle * math.sqrt(10)
+    low, high = _log_range(finite)
     ticks = [tick for tick in DURATION_LADDER if low <= tick <= high]
     if len(ticks) < 3:
         ticks = sorted(tick for tick in DURATION_LADDER + DURATION_LADDER_FINE if low <= tick <= high)

@@ -96,6 +96,11 @@ def submission_judging_fail(*, submission_id: int, reason: str) -> str:
     return Submission.objects.values_list("status", flat=True).get(id=submission_id)
 
 
+def idempotency_keys_kept_since(now):
+    """The oldest moment a submission's Idempotency-Key still counts from (IDEMPOTENCY_KEY_HOURS before now)."""
+    return now - timedelta(hours=settings.IDEMPOTENCY_KEY_HOURS)
+
+
 @dataclass(frozen=True)
 class SweepSummary:
     requeued: list[int]
@@ -145,7 +150,7 @@ def submissions_sweep(*, now=None) -> SweepSummary:
             logger.warning("Could not queue submission %s again; the next sweep will", submission.id)
     keys_forgotten = (
         Submission.objects.exclude(idempotency_key="")
-        .filter(created_at__lt=now - timedelta(hours=settings.IDEMPOTENCY_KEY_HOURS))
+        .filter(created_at__lt=idempotency_keys_kept_since(now))
         .update(idempotency_key="")
     )
     if requeued or failed:

@@ -8,7 +8,6 @@ rejection then records only the verdict. An Idempotency-Key makes a retried requ
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from datetime import timedelta
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -29,7 +28,7 @@ from leaderboard.services.judging import (
     submission_store,
     verdict_outcome,
 )
-from leaderboard.services.queueing import submission_queue
+from leaderboard.services.queueing import idempotency_keys_kept_since, submission_queue
 
 
 class SubmissionRejected(Exception):
@@ -176,7 +175,7 @@ def _idempotent_replay(*, submitter: Submitter, key: str, files_digest: str) -> 
     first = Submission.objects.filter(submitter=submitter, idempotency_key=key).select_related("entry").first()
     if first is None:
         return None
-    if first.created_at < timezone.now() - timedelta(hours=settings.IDEMPOTENCY_KEY_HOURS):
+    if first.created_at < idempotency_keys_kept_since(timezone.now()):
         Submission.objects.filter(id=first.id).update(idempotency_key="")
         return None
     if first.files_digest != files_digest:
