@@ -196,6 +196,8 @@ def report_paint(entries: int) -> bool:
     with tempfile.TemporaryDirectory(prefix="dawnboard-paint-") as workdir:
         with ProductionSite(Path(workdir), entries) as (base_url, entry_ids):
             urls = [
+                # The baseline, measured in the same run: a page of the same site with no chart and no chart script.
+                ("/submit/ (baseline, no chart)", "/submit/"),
                 ("/tasks/cifar10/charts/", "/tasks/cifar10/charts/"),
                 ("/entries/<id>/ (training)", f"/entries/{entry_ids[0]}/"),
                 ("/compare/ (two entries)", f"/compare/?entries={entry_ids[0]},{entry_ids[1]}"),
@@ -208,13 +210,19 @@ def report_paint(entries: int) -> bool:
         f"Chart pages in chromium, production settings (gunicorn, whitenoise, collectstatic), {entries:,} entries "
         "per task, a fresh cache each, median of 3 loads"
     )
-    print(f"  {'page':<28} {'transferred':>12} {'first paint':>12}  verdict (< 1.5 MB, < 1 s)")
+    print(
+        f"  {'page':<30} {'transferred':>12} {'first paint':>12} {'ratio':>6}  verdict (< 1.5 MB, < 1 s; ratio: "
+        "first paint against the baseline's)"
+    )
+    (baseline_label, baseline_bytes, baseline_paint_ms), *chart_pages = measured
+    print(f"  {baseline_label:<30} {baseline_bytes / 1e6:9.3f} MB {baseline_paint_ms or 0:9.0f} ms {1:5.1f}x  baseline")
     missed = False
-    for label, transferred, paint_ms in measured:
+    for label, transferred, paint_ms in chart_pages:
         passed = transferred < GOAL_TRANSFER_BYTES and paint_ms is not None and paint_ms < GOAL_PAINT_MS
         missed |= not passed
         paint = f"{paint_ms:.0f} ms" if paint_ms is not None else "none"
-        print(f"  {label:<28} {transferred / 1e6:9.3f} MB {paint:>12}  {'PASS' if passed else 'FAIL'}")
+        ratio = f"{paint_ms / baseline_paint_ms:5.1f}x" if paint_ms and baseline_paint_ms else "    -"
+        print(f"  {label:<30} {transferred / 1e6:9.3f} MB {paint:>12} {ratio}  {'PASS' if passed else 'FAIL'}")
     return missed
 
 
@@ -222,7 +230,9 @@ def timeline(browser, url: str) -> tuple[int, float | None]:
     """(bytes transferred, first contentful paint in ms) of `url`: the median of three loads, each uncached."""
     runs = []
     for _ in range(3):
-        context = browser.new_context()
+        # bypass_csp: the policy refuses Playwright's own polling script on a page that has painted before it
+        # polls (it is evaluated as a string); the page's scripts load and run as they would anyway.
+        context = browser.new_context(bypass_csp=True)
         page = context.new_page()
         response = page.goto(url, wait_until="load", timeout=60_000)
         if response is None or response.status != 200:
