@@ -1,11 +1,12 @@
-"""Board exports (plain Python): the columns of a board row in a file, and CSV cells a spreadsheet would run
-as a formula neutralised."""
+"""Board exports (plain Python): the columns of a board row in a file, CSV cells a spreadsheet would run as a
+formula neutralised, and the files written a line at a time, so that a board of any size streams."""
 
 from __future__ import annotations
 
 import csv
 import io
-from collections.abc import Iterable
+import json
+from collections.abc import Iterable, Iterator
 
 FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
 EXPORT_COLUMNS = ["rank", "value", "unit", "model", "team", "hardware", "framework", "date", "entry_id", "code_url"]
@@ -26,10 +27,27 @@ def spreadsheet_safe(value):
     return value
 
 
-def csv_text(header: list[str], rows: Iterable[list]) -> str:
+def csv_lines(header: list[str], rows: Iterable[list]) -> Iterator[str]:
+    """A CSV file, header first, a line at a time; formula-like cells neutralised (`spreadsheet_safe`)."""
     buffer = io.StringIO()
     writer = csv.writer(buffer)
-    writer.writerow(header)
+
+    def line(cells: list) -> str:
+        buffer.seek(0)
+        buffer.truncate()
+        writer.writerow(cells)
+        return buffer.getvalue()
+
+    yield line(header)
     for row in rows:
-        writer.writerow([spreadsheet_safe(cell) for cell in row])
-    return buffer.getvalue()
+        yield line([spreadsheet_safe(cell) for cell in row])
+
+
+def json_document_lines(heading: dict, records: Iterable[list]) -> Iterator[str]:
+    """`{**heading, "results": [...]}` as JSON, a result (a dict of `EXPORT_COLUMNS`) per line."""
+    yield json.dumps(heading, indent=2)[:-2] + ',\n  "results": ['
+    separator = "\n    "
+    for record in records:
+        yield separator + json.dumps(dict(zip(EXPORT_COLUMNS, record, strict=True)))
+        separator = ",\n    "
+    yield "\n  ]\n}\n"

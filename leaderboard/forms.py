@@ -22,8 +22,8 @@ ASCII_DIGITS = re.compile(r"[0-9]+")
 LARGEST_ID = 2**63 - 1
 
 
-def whole_number(text: str | None, *, maximum: int) -> int | None:
-    """`text` as a whole number from 1 to `maximum`, or None.
+def whole_number(text: str | None, *, maximum: int, minimum: int = 1) -> int | None:
+    """`text` as a whole number from `minimum` to `maximum`, or None.
 
     ASCII digits only: `str.isdigit()` also accepts '²' (which `int()` refuses) and `int()` also reads
     other scripts' digits and surrounding spaces; the length check keeps `int()` off a 5000-digit string.
@@ -34,7 +34,7 @@ def whole_number(text: str | None, *, maximum: int) -> int | None:
     if len(digits) > len(str(maximum)):
         return None
     number = int(digits)
-    return number if 1 <= number <= maximum else None
+    return number if minimum <= number <= maximum else None
 
 
 class QueryForm(forms.Form):

@@ -271,6 +271,11 @@ class Entry(models.Model):
                 fields=["task_version", "track", "status", "inference_cost_usd_per_10k"], name="board_inference_cost"
             ),
             models.Index(fields=["task", "track", "date"], name="entry_task_track_date"),
+            # The task page's framework suggestions, read off the index rather than the table.
+            models.Index(fields=["task", "status", "framework"], name="entry_task_frameworks"),
+            # The API's entry list, newest first, of one task or of all.
+            models.Index(fields=["task", "-date", "-id"], condition=Q(status="accepted"), name="entry_task_newest"),
+            models.Index(fields=["-date", "-id"], condition=Q(status="accepted"), name="entry_newest"),
         ]
 
     def __str__(self) -> str:
@@ -322,13 +327,17 @@ class HardwareMatch(models.Model):
 
 
 class BoardGeneration(models.Model):
-    """A counter bumped in the same transaction as any change to an entry or a task version.
+    """A counter per task, and one for the whole site (`task` empty), that cached pages are keyed by.
 
-    Cached pages are keyed by it, so a new or withdrawn entry retires every cached page at once,
-    in every process, with no cache-wide delete.
+    A change to a task's entries moves its task's counter once, after the change commits
+    (leaderboard.page_cache.task_boards_changed); a price change moves the site's, which every page's key
+    holds. So a new entry retires its task's cached pages, in every process, and no other task's.
     """
 
+    task = models.OneToOneField(
+        Task, null=True, blank=True, on_delete=models.CASCADE, related_name="board_generation"
+    )  # fmt: skip
     value = models.PositiveBigIntegerField(default=0)
 
     def __str__(self) -> str:
-        return f"board generation {self.value}"
+        return f"board generation {self.value} of {self.task or 'the site'}"

@@ -1,12 +1,17 @@
-"""Whole-page caching for the public pages and the leaderboard API, retired by the board generation (see
+"""Whole-page caching for the public pages and the API's reads, retired per task by board generations (see
 BoardGeneration).
 
-A cached page costs one primary-key query and one cache read; without it, the home page alone runs
-a dozen board queries and renders sixty rows. `PAGE_CACHE_SECONDS = 0` turns caching off.
+A cached page costs one small query (the generations) and one cache read; without it, the home page alone
+runs a dozen board queries and renders sixty rows. `PAGE_CACHE_SECONDS = 0` turns caching off.
 
-A cache key holds only what changes the answer: the path and the parameters the page reads, as parsed.
-Keyed on the raw query string, every `?utm_source=...` a crawler invents would be an entry of its own and
-push the real pages out of the cache.
+Three rules keep it fast under load:
+- A key holds only what changes the answer: the path and the parameters the page reads, as parsed. Keyed on
+  the raw query string, every `?utm_source=...` a crawler invents would be an entry of its own.
+- A change moves only its own task's generation, once per transaction and after it commits, in a statement
+  that never waits: a submission holds no lock that readers or other submissions queue on.
+- A page is stored with the generation it was rendered in. When that generation has moved, one request
+  re-renders the page (it takes a short render lock) while the others are served the previous copy,
+  so a board change does not send every waiting reader into the same render at once.
 """
 
 from __future__ import annotations
@@ -14,87 +19,192 @@ from __future__ import annotations
 import hashlib
 import json
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from functools import wraps
 from typing import TypeVar
 
 from django.conf import settings
 from django.core.cache import cache
-from django.db import connection
-from django.db.models import F
+from django.db import connection, transaction
+from django.db.models import F, Subquery
 from django.http import QueryDict
 
-from leaderboard.models import BoardGeneration
+from leaderboard.models import BoardGeneration, Task
 
-GENERATION_ID = 1
+SITE_GENERATION_ID = 1  # the row with no task (migration 0003): prices and matches, which every page shows
+RENDER_LOCK_SECONDS = 30  # a render that dies holding the lock stops the previous copy being served after this
 T = TypeVar("T")
 
 
-def board_generation() -> int:
-    """The current generation. Raw SQL: this runs on every page view, where the ORM's own cost shows."""
+# --- generations -----------------------------------------------------------------------------------------------
+
+
+def board_generations() -> dict[str | None, int]:
+    """Every generation by task slug, and the site's under None. Raw SQL: this runs on every page view."""
+    generations = BoardGeneration._meta.db_table
+    tasks = Task._meta.db_table
     with connection.cursor() as cursor:
-        cursor.execute(f"SELECT value FROM {BoardGeneration._meta.db_table} WHERE id = %s", [GENERATION_ID])
-        row = cursor.fetchone()
-    return row[0] if row else 0
+        cursor.execute(f"SELECT t.slug, g.value FROM {generations} g LEFT JOIN {tasks} t ON t.id = g.task_id")
+        return dict(cursor.fetchall())
 
 
-def board_generation_bump() -> None:
-    """Called (through signals) in the transaction that changes an entry, so it commits or rolls back with it."""
-    if not BoardGeneration.objects.filter(pk=GENERATION_ID).update(value=F("value") + 1):
-        BoardGeneration.objects.get_or_create(pk=GENERATION_ID, defaults={"value": 1})
+def generation_key(generations: dict[str | None, int], task_slug: str | None) -> str:
+    """The part of a key that moves when the page may change: the site's and the task's generation, or for a
+    page showing every task (`task_slug` None) all of them."""
+    if task_slug is not None:
+        return f"{generations.get(None, 0)}.{generations.get(task_slug, 0)}"
+    ordered = sorted(generations.items(), key=lambda item: item[0] or "")
+    return ".".join(f"{slug or ''}{value}" for slug, value in ordered)
+
+
+def boards_changed(*task_slugs: str) -> None:
+    """The named tasks' boards changed (every task's when none is named): see `task_boards_changed`."""
+    if not task_slugs:
+        site_board_changed()
+        return
+    task_boards_changed(*Task.objects.filter(slug__in=task_slugs).values_list("id", flat=True))
+
+
+def task_boards_changed(*task_ids: int) -> None:
+    """Retire the cached pages of these tasks once the current transaction commits (at once outside one)."""
+    _after_commit(_BoardChanges(task_ids=set(task_ids)))
+
+
+def site_board_changed() -> None:
+    """Retire every cached page once the current transaction commits: a price or a hardware match moved."""
+    _after_commit(_BoardChanges(site=True))
+
+
+@dataclass
+class _BoardChanges:
+    """What one transaction changed, bumped once when it commits."""
+
+    task_ids: set[int] = field(default_factory=set)
+    site: bool = False
+    bumped: bool = False
+
+    def add(self, other: _BoardChanges) -> None:
+        self.task_ids |= other.task_ids
+        self.site |= other.site
+
+    def bump(self) -> None:
+        self.bumped = True
+        if self.site:
+            _bump(BoardGeneration.objects.filter(pk=SITE_GENERATION_ID))
+        if self.task_ids:
+            known = set(BoardGeneration.objects.filter(task_id__in=self.task_ids).values_list("task_id", flat=True))
+            for task_id in self.task_ids - known:  # a task loaded after the migration: its first change
+                BoardGeneration.objects.get_or_create(task_id=task_id)
+            _bump(BoardGeneration.objects.filter(task_id__in=self.task_ids))
+
+
+def _bump(rows) -> None:
+    """Add one to the rows, skipping any row another bump holds: that bump starts after this change has
+    committed and commits after it, so the generation it writes already covers this change."""
+    with transaction.atomic():
+        locked = rows.select_for_update(skip_locked=True).values("pk")
+        BoardGeneration.objects.filter(pk__in=Subquery(locked)).update(value=F("value") + 1)
+
+
+PENDING_ATTRIBUTE = "dawnboard_board_changes"
+
+
+def _after_commit(changes: _BoardChanges) -> None:
+    """Bump once per transaction, after it commits: an entry saved twice in one judging moves its task once.
+
+    The pending changes ride on the connection with their on-commit callback; a rolled-back savepoint or
+    transaction drops the callback (Django forgets it), and the next change then starts a new batch.
+    """
+    database = transaction.get_connection()
+    if not database.in_atomic_block:
+        changes.bump()
+        return
+    pending = getattr(database, PENDING_ATTRIBUTE, None)
+    waiting = (
+        pending is not None
+        and not pending.bumped
+        and any(callback == pending.bump for _, callback, _ in database.run_on_commit)
+    )
+    if not waiting:
+        pending = _BoardChanges()
+        setattr(database, PENDING_ATTRIBUTE, pending)
+        transaction.on_commit(pending.bump, robust=True)  # the data is committed: a failed bump only logs
+    pending.add(changes)
+
+
+# --- caching ---------------------------------------------------------------------------------------------------
 
 
 def cache_key(kind: str, identity: str) -> str:
-    """The key of `identity` (a path and its canonical parameters) in the current board generation."""
+    """The key of `identity` (a path and its canonical parameters): it holds no generation, so the previous
+    copy of a page can be found (and served) while the current one renders."""
     digest = hashlib.sha256(identity.encode("utf-8", "backslashreplace")).hexdigest()
-    return f"dawnboard:{kind}:{board_generation()}:{digest}"
+    return f"dawnboard:{kind}:{digest}"
 
 
-def cached_value(*, kind: str, parameters: dict, compute: Callable[[], T]) -> T:
-    """`compute()`, kept while the board is unchanged under `parameters` (the parsed values that decide it).
-
-    An exception from `compute` (a bad parameter, say) is raised and nothing is kept.
-    """
-    seconds = settings.PAGE_CACHE_SECONDS
-    if not seconds:
-        return compute()
-    key = cache_key(kind, json.dumps(parameters, sort_keys=True, default=str))
-    value = cache.get(key)
-    if value is None:
+def _cached(key: str, *, task_slug: str | None, compute: Callable[[], T], keep: Callable[[T], bool]) -> T:
+    """`compute()` as stored under `key` for the current generation; see the module's third rule."""
+    generation = generation_key(board_generations(), task_slug)
+    stored = cache.get(key)
+    if stored is not None and stored[0] == generation:
+        return stored[1]
+    lock = f"{key}:rendering:{generation}"
+    if stored is not None and not cache.add(lock, 1, RENDER_LOCK_SECONDS):
+        return stored[1]  # another request renders this generation now
+    try:
         value = compute()
-        cache.set(key, value, seconds)
+    except BaseException:
+        cache.delete(lock)
+        raise
+    if keep(value):
+        cache.set(key, (generation, value), settings.PAGE_CACHE_SECONDS)
+    cache.delete(lock)
     return value
 
 
-def cached_page(view=None, *, query=None):
+def cached_value(*, kind: str, parameters: dict, compute: Callable[[], T], task_slug: str | None = None) -> T:
+    """`compute()`, kept while the board is unchanged under `parameters` (the parsed values that decide it).
+
+    `task_slug` names the one task the value shows (None: it may show any). An exception from `compute`
+    (a bad parameter, say) is raised and nothing is kept.
+    """
+    if not settings.PAGE_CACHE_SECONDS:
+        return compute()
+    key = cache_key(kind, json.dumps(parameters, sort_keys=True, default=str))
+    return _cached(key, task_slug=task_slug, compute=compute, keep=lambda value: True)
+
+
+def cached_page(view=None, *, query=None, per_task: bool = False):
     """Serve a GET page from the cache while the board is unchanged; only 200 responses are kept.
 
     `query`, a form class with `canonical_query()` (leaderboard.forms.QueryForm), names the parameters the
     page reads. The view sees only those, sorted and as parsed (`request.GET` is replaced), so the page
     depends on nothing but its key. A page without `query` reads no parameter. A query with a value its
     form refuses is rendered, saying so, and not kept; nor is a response marked `Cache-Control: no-store`.
+    `per_task`: the page shows only the task its URL's `slug` names, so only that task's changes retire it.
     """
     if view is None:
-        return lambda view: cached_page(view, query=query)
+        return lambda view: cached_page(view, query=query, per_task=per_task)
 
     @wraps(view)
     def cached_view(request, *args, **kwargs):
         parameters, parsed = query(request.GET).canonical_query() if query else (QueryDict(), True)
         request.GET = parameters
-        seconds = settings.PAGE_CACHE_SECONDS
-        if not seconds or request.method != "GET" or not parsed:
+        if not settings.PAGE_CACHE_SECONDS or request.method != "GET" or not parsed:
             return view(request, *args, **kwargs)
         # The scheme and host too: pages write absolute links (a permalink, the API's address) with them.
         key = cache_key("page", f"{request.scheme}://{request.get_host()}{request.path}?{parameters.urlencode()}")
-        response = cache.get(key)
-        if response is None:
-            response = view(request, *args, **kwargs)
-            if response.status_code == 200 and not response.streaming and not _no_store(response):
-                cache.set(key, response, seconds)
-        return response
+        return _cached(
+            key,
+            task_slug=kwargs["slug"] if per_task else None,
+            compute=lambda: view(request, *args, **kwargs),
+            keep=_keepable,
+        )
 
     return cached_view
 
 
-def _no_store(response) -> bool:
-    """The view said the response must not be kept (`Cache-Control: no-store`)."""
-    return "no-store" in response.get("Cache-Control", "")
+def _keepable(response) -> bool:
+    """A whole 200 response that the view did not mark `Cache-Control: no-store`."""
+    no_store = "no-store" in response.get("Cache-Control", "")
+    return response.status_code == 200 and not response.streaming and not no_store

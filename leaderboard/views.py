@@ -6,7 +6,7 @@ import json
 from urllib.parse import urlencode
 
 from django.core.paginator import Paginator
-from django.http import Http404, HttpResponse, HttpResponseForbidden, JsonResponse
+from django.http import Http404, HttpResponse, HttpResponseForbidden, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.utils.cache import patch_cache_control
@@ -24,7 +24,7 @@ from dawnboard.rules import Track
 from dawnboard.scoring import hours_of
 from leaderboard import charts, selectors
 from leaderboard.analysis import pareto_front, record_progression
-from leaderboard.export import EXPORT_COLUMNS, csv_text, export_record
+from leaderboard.export import EXPORT_COLUMNS, csv_lines, export_record, json_document_lines
 from leaderboard.forms import AsOfForm, BoardForm, CompareForm, TaskPageForm
 from leaderboard.models import Entry, SubmittedFile, TaskVersion
 from leaderboard.page_cache import cached_page
@@ -41,7 +41,7 @@ def home(request):
     return render(request, "leaderboard/home.html", {"tasks": selectors.home_boards(rows_per_board=5)})
 
 
-@cached_page(query=TaskPageForm)
+@cached_page(query=TaskPageForm, per_task=True)
 def task_detail(request, slug: str):
     version = _current_version(slug)
     form = TaskPageForm(request.GET)
@@ -72,28 +72,27 @@ def task_detail(request, slug: str):
     return response
 
 
-@cached_page(query=BoardForm)
+@cached_page(query=BoardForm, per_task=True)
 def task_export(request, slug: str, file_format: str):
+    """The whole board as a file, streamed: rows are read and written a batch at a time, never all held."""
     version = _current_version(slug)
     view = BoardForm(request.GET).board_view()
     rows = selectors.board_rows(task_slug=slug, view=view)
     metric = LEADERBOARD_METRICS[view.metric]
-    board = selectors.board_rows_of(rows.entries, ranks=rows.ranks, value_field=rows.value_field)
-    records = [export_record(row, unit=metric.unit) for row in board]
+    records = (export_record(row, unit=metric.unit) for row in selectors.board_rows_ranked(rows))
     stat = view.ranked_latency_stat
     stat = stat if stat is not None and stat.slug != "mean" else None  # the default export stays as it was
     name = f"dawnboard-{version.task.slug}-{view.metric}" + (f"-{stat.slug}" if stat else "")
     if file_format == "csv":
-        response = HttpResponse(csv_text(EXPORT_COLUMNS, records), content_type="text/csv; charset=utf-8")
+        response = StreamingHttpResponse(csv_lines(EXPORT_COLUMNS, records), content_type="text/csv; charset=utf-8")
     else:
-        document = {
+        heading = {
             "task": version.task.slug,
             "metric": view.metric,
             "unit": metric.unit,
             **({"latency_stat": stat.slug} if stat else {}),
-            "results": [dict(zip(EXPORT_COLUMNS, record, strict=True)) for record in records],
         }
-        response = JsonResponse(document, json_dumps_params={"indent": 2})
+        response = StreamingHttpResponse(json_document_lines(heading, records), content_type="application/json")
     response["Content-Disposition"] = f'attachment; filename="{name}.{file_format}"'
     return response
 
@@ -163,7 +162,7 @@ def entry_file(request, pk: int, role: str):
     return response
 
 
-@cached_page(query=AsOfForm)
+@cached_page(query=AsOfForm, per_task=True)
 def task_charts(request, slug: str):
     version = _current_version(slug)
     form = AsOfForm(request.GET)

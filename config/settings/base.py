@@ -143,6 +143,9 @@ SUBMISSION_MAX_REQUEST_BYTES = env.int(
 )
 # Spooled uploads go to a directory of their own, so the ones a killed worker leaves are found and removed.
 FILE_UPLOAD_TEMP_DIR = env("FILE_UPLOAD_TEMP_DIR", default=str(Path(tempfile.gettempdir()) / "dawnboard-uploads"))
+# Made here, not first by the middleware: Django's checks (files.E001), which every manage.py command runs,
+# refuse a directory that does not exist, and a fresh machine's /tmp has none.
+Path(FILE_UPLOAD_TEMP_DIR).mkdir(mode=0o700, parents=True, exist_ok=True)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [

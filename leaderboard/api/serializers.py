@@ -93,6 +93,11 @@ class LeaderboardSerializer(serializers.Serializer):
         required=False,
         help_text="The latency statistic ranking the inference-latency board, when one was asked for.",
     )
+    count = serializers.IntegerField(help_text="Rows on the whole board.")
+    offset = serializers.IntegerField(help_text="Rows skipped from the top.")
+    limit = serializers.IntegerField(allow_null=True, help_text="At most this many rows here.")
+    next = serializers.URLField(allow_null=True, help_text="The next window of rows; null at the end.")
+    previous = serializers.URLField(allow_null=True, help_text="The previous window of rows; null at the top.")
     results = LeaderboardRowSerializer(many=True)
 
 

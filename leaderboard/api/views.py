@@ -50,6 +50,7 @@ HTTP_STATUS_OF = {
 TRUE_VALUES = {"1", "true", "yes", "on"}
 LEADERBOARD_LIMIT = 100  # rows of a leaderboard unless ?limit= says otherwise
 LEADERBOARD_MAX_LIMIT = 1000
+LEADERBOARD_MAX_OFFSET = 100_000_000
 IDEMPOTENCY_HEADER = "Idempotency-Key"
 IDEMPOTENCY_KEY_PATTERN = re.compile(r"[\x21-\x7e]{1,200}")
 
@@ -191,11 +192,25 @@ class EntryFilter(filters.FilterSet):
 
 
 class EntryListView(generics.ListAPIView):
+    """Accepted entries, newest first, a page at a time; cached like the pages until the board changes."""
+
     serializer_class = EntrySerializer
     filterset_class = EntryFilter
 
     def get_queryset(self):
         return selectors.entries_list()
+
+    def list(self, request, *args, **kwargs):
+        asked = {name: request.query_params.get(name) for name in (*EntryFilter.Meta.fields, "page")}
+        # The page's links hold the host the reader used; a list of one task moves only with that task.
+        asked["site"] = request.build_absolute_uri("/")
+        page = cached_value(
+            kind="entries",
+            parameters=asked,
+            compute=lambda: super(EntryListView, self).list(request, *args, **kwargs).data,
+            task_slug=asked["task"],
+        )
+        return Response(page)
 
 
 class EntryDetailView(generics.RetrieveAPIView):
@@ -209,7 +224,8 @@ class EntryDetailView(generics.RetrieveAPIView):
 
 
 class LeaderboardView(APIView):
-    """A task's ranking by one metric; the same document as `manage.py leaderboard TASK METRIC --json`."""
+    """A task's ranking by one metric, a window of `limit` rows from `offset` at a time (`count` rows in all);
+    the same document as `manage.py leaderboard TASK METRIC --json`."""
 
     @extend_schema(
         parameters=[
@@ -217,6 +233,12 @@ class LeaderboardView(APIView):
                 "limit",
                 int,
                 description=f"At most this many rows: 1 to {LEADERBOARD_MAX_LIMIT} (default {LEADERBOARD_LIMIT}).",
+            ),
+            OpenApiParameter(
+                "offset",
+                int,
+                description="Rows to skip from the top of the board (default 0); `next` and `previous` in the answer"
+                " hold the neighbouring windows.",
             ),
             OpenApiParameter(
                 "cost_basis",
@@ -235,20 +257,21 @@ class LeaderboardView(APIView):
         responses={200: LeaderboardSerializer},
     )
     def get(self, request, task: str, metric: str):
-        given_limit = request.query_params.get("limit")
-        limit = LEADERBOARD_LIMIT if given_limit is None else whole_number(given_limit, maximum=LEADERBOARD_MAX_LIMIT)
-        if limit is None:
-            message = f"limit is a whole number from 1 to {LEADERBOARD_MAX_LIMIT} (default {LEADERBOARD_LIMIT})."
-            return rejected_response([{"code": "invalid_limit", "message": message, "field": "limit"}])
+        limit, offset = _page_window(request)
+        if limit is None or offset is None:
+            return rejected_response([_WINDOW_ISSUES["limit" if limit is None else "offset"]])
         asked = {
             "task_slug": task,
             "metric_slug": metric,
             "limit": limit,
+            "offset": offset,
             "cost_basis": request.query_params.get("cost_basis"),
             "latency_stat": request.query_params.get("latency_stat"),
         }
         try:  # cached under what decides the document, as parsed, and nothing else
-            board = cached_value(kind="leaderboard", parameters=asked, compute=lambda: selectors.leaderboard(**asked))
+            board = cached_value(
+                kind="leaderboard", parameters=asked, compute=lambda: selectors.leaderboard(**asked), task_slug=task
+            )
         except selectors.UnknownLeaderboard as unknown:
             # An unknown task or metric names no resource; an unknown cost basis or latency statistic is a bad
             # parameter.
@@ -258,7 +281,45 @@ class LeaderboardView(APIView):
             if unknown.field is not None:
                 issue["field"] = unknown.field
             return rejected_response([issue], http_status=http_status)
-        return Response(board)
+        return Response({**board, **_page_links(request, count=board["count"], limit=limit, offset=offset)})
+
+
+_WINDOW_ISSUES = {
+    "limit": {
+        "code": "invalid_limit",
+        "message": f"limit is a whole number from 1 to {LEADERBOARD_MAX_LIMIT} (default {LEADERBOARD_LIMIT}).",
+        "field": "limit",
+    },
+    "offset": {
+        "code": "invalid_offset",
+        "message": f"offset is a whole number from 0 to {LEADERBOARD_MAX_OFFSET:,} (default 0).",
+        "field": "offset",
+    },
+}
+
+
+def _page_window(request) -> tuple[int | None, int | None]:
+    """`?limit` and `?offset` as parsed (their defaults when absent); None for a value out of range."""
+    given_limit, given_offset = request.query_params.get("limit"), request.query_params.get("offset")
+    limit = LEADERBOARD_LIMIT if given_limit is None else whole_number(given_limit, maximum=LEADERBOARD_MAX_LIMIT)
+    offset = 0 if given_offset is None else whole_number(given_offset, minimum=0, maximum=LEADERBOARD_MAX_OFFSET)
+    return limit, offset
+
+
+def _page_links(request, *, count: int, limit: int, offset: int) -> dict:
+    """`next` and `previous`: this request's address with the window moved, or None at either end. Built
+    per request, since they hold the host the reader used; the cached document holds no address."""
+
+    def window(moved_offset: int) -> str:
+        query = request.GET.copy()
+        query["offset"] = str(moved_offset)
+        query["limit"] = str(limit)
+        return request.build_absolute_uri(f"{request.path}?{query.urlencode()}")
+
+    return {
+        "next": window(offset + limit) if offset + limit < count else None,
+        "previous": window(max(offset - limit, 0)) if offset > 0 else None,
+    }
 
 
 class TaskListView(generics.ListAPIView):

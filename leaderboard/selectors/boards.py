@@ -4,6 +4,7 @@ the site's filtered and sorted view, its charts' frames."""
 from __future__ import annotations
 
 import datetime
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pandas as pd
@@ -107,15 +108,16 @@ def leaderboard(
     task_slug: str,
     metric_slug: str,
     limit: int | None = None,
+    offset: int = 0,
     cost_basis: str | None = None,
     latency_stat: str | None = None,
 ) -> dict:
-    """The leaderboard document shared by the `leaderboard` command and the API.
+    """The leaderboard document shared by the `leaderboard` command and the API: `limit` rows from `offset`.
 
-    `cost_basis` ranks the cost boards by a pricing policy (see pricing.domain.cost); by default, and
-    always for time and latency, the entries' own figures rank them. The document then names it.
-    `latency_stat` (a `LATENCY_STATS` key, default the mean) ranks the inference-latency board; the
-    document names it there, and other boards ignore it.
+    `count` is the board's size, so a reader can page through it. `cost_basis` ranks the cost boards by a
+    pricing policy (see pricing.domain.cost); by default, and always for time and latency, the entries' own
+    figures rank them. The document then names it. `latency_stat` (a `LATENCY_STATS` key, default the mean)
+    ranks the inference-latency board; the document names it there, and other boards ignore it.
     """
     if cost_basis is not None and cost_basis not in COST_POLICIES:
         known = ", ".join(COST_POLICIES)
@@ -127,15 +129,21 @@ def leaderboard(
     stat = MEAN_LATENCY.slug if latency_stat is None else latency_stat
     entries = leaderboard_entries(task_slug=task_slug, metric_slug=metric_slug, latency_stat=stat)
     metric = LEADERBOARD_METRICS[metric_slug]
+    end = None if limit is None else offset + limit
     if cost_basis in (None, AS_SUBMITTED) or not metric.is_cost:
         value_field = board_value_field(metric, stat)
-        rows = board_rows_of(entries.only(*ROW_FIELDS, value_field)[:limit], ranks=None, value_field=value_field)
+        count = entries.count()
+        rows = board_rows_from_values(entries[offset:end], value_field=value_field, first_rank=offset + 1)
     else:
-        rows = _ranked_by_policy(task_slug=task_slug, metric=metric, cost_basis=cost_basis)[:limit]
+        ranked = _ranked_by_policy(task_slug=task_slug, metric=metric, cost_basis=cost_basis)
+        count, rows = len(ranked), ranked[offset:end]
     document = {
         "task": task_slug,
         "metric": metric_slug,
         "unit": metric.unit,
+        "count": count,
+        "offset": offset,
+        "limit": limit,
         "results": [row.as_api_dict() for row in rows],
     }
     if cost_basis is not None:
@@ -151,8 +159,10 @@ def _ranked_by_policy(*, task_slug: str, metric: LeaderboardMetric, cost_basis: 
     An entry without a figure of its own can still be priced from the catalog, so the base is the
     whole track, not the as-submitted board.
     """
+    # Only an entry matched to a catalog instance can be priced by the catalog: the others are never read.
     entries = list(
         leaderboard_entries(task_slug=task_slug, metric_slug=time_metric_of(metric).slug)
+        .filter(hardware_match__instance__isnull=False)
         .defer(*BIG_ENTRY_COLUMNS)
         .select_related("hardware_match__instance__provider")
     )
@@ -166,7 +176,8 @@ def _ranked_by_policy(*, task_slug: str, metric: LeaderboardMetric, cost_basis: 
     return [board_row(entry, rank=rank, value=float(cost)) for rank, (entry, cost) in enumerate(priced, start=1)]
 
 
-ROW_FIELDS = ("id", "source_name", "model", "author", "hardware", "framework", "date", "code_url")
+ROW_FIELDS = ("id", "source_name", "model", "author", "hardware", "framework", "date", "code_url")  # _row_of_values
+ROWS_READ_AT_ONCE = 2000  # rows fetched per round trip when a whole board is read
 
 
 @dataclass(frozen=True)
@@ -224,6 +235,40 @@ def board_rows_of(entries, *, ranks: dict[int, int] | None, value_field: str, fi
         )
         for position, entry in enumerate(entries, start=first_rank)
     ]
+
+
+def board_rows_from_values(entries: QuerySet[Entry], *, value_field: str, first_rank: int = 1) -> Iterator[BoardRow]:
+    """Rows of a board's entries in their order, read as plain values (no model instance per row), ranked from
+    `first_rank`; an iterator, so that an export of a whole board streams rather than sits in memory."""
+    columns = (*ROW_FIELDS, value_field)
+    for rank, values in enumerate(entries.values_list(*columns).iterator(chunk_size=ROWS_READ_AT_ONCE), first_rank):
+        yield _row_of_values(values, rank=rank)
+
+
+def board_rows_ranked(rows: BoardRows) -> Iterator[BoardRow]:
+    """Every row of a filtered, sorted board with its rank on the whole board, as plain values, streamed."""
+    if rows.ranks is None:
+        yield from board_rows_from_values(rows.entries, value_field=rows.value_field)
+        return
+    columns = (*ROW_FIELDS, rows.value_field)
+    for values in rows.entries.values_list(*columns).iterator(chunk_size=ROWS_READ_AT_ONCE):
+        yield _row_of_values(values, rank=rows.ranks.get(values[0]))
+
+
+def _row_of_values(values: tuple, *, rank: int | None) -> BoardRow:
+    entry_id, source_name, model, author, hardware, framework, date, code_url, value = values
+    return BoardRow(
+        rank=rank,
+        entry_id=entry_id,
+        value=float(value),
+        source_name=source_name,
+        model=model,
+        team=author,
+        hardware=hardware,
+        framework=framework,
+        date=date,
+        code_url=code_url,
+    )
 
 
 def home_boards(*, rows_per_board: int) -> list[dict]:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from django.db.models import Count, Q
+
 from dawnboard.metrics import LEADERBOARD_METRICS, LeaderboardMetric
 from leaderboard.models import Entry
 from leaderboard.selectors.boards import leaderboard_entries
@@ -22,23 +24,39 @@ class EntryRank:
 def entry_board_ranks(entry: Entry) -> list[EntryRank]:
     """The entry's rank on each board of its track (the current task version's, by the mean latency).
 
-    The rank is the entry's place in the board's own ordered ids (as `board_rows` ranks a filtered view), so
-    a tie is broken exactly as the board breaks it; one query per board.
+    The rank counts the board's entries ahead of it in the board's own order (value, then date, then id), so
+    a tie is broken exactly as the board breaks it; one query per board, which counts along the board's index
+    rather than reading its ids.
     """
     ranks = []
     for metric in LEADERBOARD_METRICS.values():
         if metric.track != entry.track:
             continue
-        ids = []
+        counted = {"on_board": 0}
         if entry.status == Entry.Status.ACCEPTED and entry.task_version.is_current:
-            ids = list(
-                leaderboard_entries(task_slug=entry.task.slug, metric_slug=metric.slug).values_list("id", flat=True)
+            board = leaderboard_entries(task_slug=entry.task.slug, metric_slug=metric.slug)
+            counted = board.aggregate(
+                size=Count("id"),
+                ahead=Count("id", filter=_ahead_of(entry, metric.field)),
+                on_board=Count("id", filter=Q(id=entry.id)),
             )
-        if entry.id in ids:
-            ranks.append(EntryRank(metric, ids.index(entry.id) + 1, len(ids)))
+        if counted["on_board"]:
+            ranks.append(EntryRank(metric, counted["ahead"] + 1, counted["size"]))
         else:
             ranks.append(EntryRank(metric, None, None, _why_not_ranked(entry, metric)))
     return ranks
+
+
+def _ahead_of(entry: Entry, value_field: str) -> Q:
+    """Entries before `entry` in a board ordered by (value, date, id)."""
+    value = getattr(entry, value_field)
+    if value is None:
+        return Q(pk__in=[])
+    return (
+        Q(**{f"{value_field}__lt": value})
+        | Q(**{value_field: value, "date__lt": entry.date})
+        | Q(**{value_field: value, "date": entry.date, "id__lt": entry.id})
+    )
 
 
 def _why_not_ranked(entry: Entry, metric: LeaderboardMetric) -> str:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from django.db import transaction
 
 from leaderboard.models import Entry, HardwareMatch
-from leaderboard.page_cache import board_generation_bump
+from leaderboard.page_cache import site_board_changed
 from leaderboard.selectors import entry_match
 from pricing.domain.resolver import KnownInstance, resolve_hardware
 from pricing.models import InstanceType
@@ -69,5 +69,5 @@ def catalog_reload(*, text: str) -> CatalogReload:
         summary = prices_load(text=text)
         matches = hardware_match_all()
         if summary.changed:
-            board_generation_bump()  # quotes are written in bulk, past the signals: costs on cached pages move
+            site_board_changed()  # quotes are written in bulk, past the signals: costs on cached pages move
     return CatalogReload(prices=summary, matches=matches)

@@ -160,7 +160,8 @@ def test_leaderboard_json_has_the_documented_shape(sample_dir):
 
     board = run_json("leaderboard", "cifar10", "training-time", "--limit", "3")
 
-    assert set(board) == {"task", "metric", "unit", "results"}
+    assert set(board) == {"task", "metric", "unit", "count", "offset", "limit", "results"}
+    assert (board["offset"], board["limit"]) == (0, 3)
     assert (board["task"], board["metric"], board["unit"]) == ("cifar10", "training-time", "seconds")
     assert len(board["results"]) == 3
     assert set(board["results"][0]) == {

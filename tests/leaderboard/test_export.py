@@ -5,7 +5,7 @@ import io
 
 import pytest
 
-from leaderboard.export import csv_text, spreadsheet_safe
+from leaderboard.export import csv_lines, spreadsheet_safe
 
 
 @pytest.mark.parametrize("text", ["=1+1", "+1", "-1", "@SUM(A1)", "\tx", "\rx", '=HYPERLINK("http://x")'])
@@ -19,6 +19,6 @@ def test_leaves_other_cells_alone(value):
 
 
 def test_csv_text_writes_a_header_and_neutralised_rows():
-    text = csv_text(["model", "value"], [["=cmd|' /C calc'!A0", 1.5]])
+    text = "".join(csv_lines(["model", "value"], [["=cmd|' /C calc'!A0", 1.5]]))
 
     assert list(csv.reader(io.StringIO(text))) == [["model", "value"], ["'=cmd|' /C calc'!A0", "1.5"]]

@@ -1,13 +1,19 @@
-"""Whole pages are cached until the board changes: a new or withdrawn entry, or a new price, shows at once."""
+"""Whole pages are cached until the board changes: a new or withdrawn entry, or a new price, shows at once.
+
+Generations move after the change commits; the tests run inside a transaction that never commits, so each
+change is made under `committed()`, which runs the on-commit callbacks as a commit would.
+"""
 
 from decimal import Decimal
 
 import pytest
 from django.core.cache import cache
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.db import transaction
+from django.test import TestCase
 
 from leaderboard.models import Entry
-from leaderboard.page_cache import board_generation
+from leaderboard.page_cache import board_generations, cache_key
 from leaderboard.services import catalog_reload
 from pricing.models import PriceQuote
 from tests.factories import entry_bytes, training_log
@@ -24,12 +30,22 @@ def page_cache_on(settings):
     cache.clear()
 
 
-def post(api_client, **fields):
+def committed():
+    """Run what is deferred to a commit (the generation bump) when the block ends, as a commit would."""
+    return TestCase.captureOnCommitCallbacks(execute=True)
+
+
+def board_generation(task_slug: str | None = None) -> int:
+    return board_generations().get(task_slug, 0)
+
+
+def post(api_client, task="cifar10", **fields):
     files = {
         "entry": SimpleUploadedFile("e.json", entry_bytes(**fields)),
         "log": SimpleUploadedFile("l.tsv", training_log()),
     }
-    return api_client.post("/api/v1/submissions/", {"task": "cifar10", "track": "train", **files})
+    with committed():
+        return api_client.post("/api/v1/submissions/", {"task": task, "track": "train", **files})
 
 
 def test_a_cached_page_costs_one_query(client, api_client, django_assert_num_queries):
@@ -56,18 +72,19 @@ def test_withdrawing_an_entry_retires_the_cached_pages(client, api_client):
 
     entry = Entry.objects.get(id=entry_id)
     entry.status = Entry.Status.WITHDRAWN
-    entry.save()
+    with committed():
+        entry.save()
 
     assert b"doomed-model" not in client.get("/tasks/cifar10/").content
 
 
 def test_a_rejected_submission_leaves_the_generation_alone(api_client):
-    before = board_generation()
+    before = board_generations()
 
     response = post(api_client, timestamp="not a date")
 
     assert response.status_code == 400
-    assert board_generation() == before
+    assert board_generations() == before
 
 
 def test_query_strings_are_cached_apart(client, api_client):
@@ -90,30 +107,36 @@ def test_not_found_pages_are_not_cached(client, api_client):
 
 
 def test_a_price_reload_that_changes_a_price_retires_the_cached_pages():
-    catalog_reload(text=BASE)
+    with committed():
+        catalog_reload(text=BASE)
     before = board_generation()
 
-    catalog_reload(text=catalog(row(ONE_GPU, "on-demand", "2.50", "2020-01-01")))
+    with committed():
+        catalog_reload(text=catalog(row(ONE_GPU, "on-demand", "2.50", "2020-01-01")))
 
     assert board_generation() > before
 
 
 def test_reloading_an_unchanged_catalog_leaves_the_generation_alone():
-    catalog_reload(text=BASE)
+    with committed():
+        catalog_reload(text=BASE)
     before = board_generation()
 
-    catalog_reload(text=BASE)
+    with committed():
+        catalog_reload(text=BASE)
 
     assert board_generation() == before
 
 
 def test_a_price_edited_by_staff_retires_the_cached_pages():
-    catalog_reload(text=BASE)
+    with committed():
+        catalog_reload(text=BASE)
     quote = PriceQuote.objects.get(instance__name="tc.gpu1", pricing_model="on-demand")
     before = board_generation()
 
     quote.usd_per_hour = Decimal("2.75")
-    quote.save()  # what the admin does
+    with committed():
+        quote.save()  # what the admin does
 
     assert board_generation() > before
 
@@ -135,7 +158,7 @@ def keys_set(monkeypatch) -> list[str]:
     return keys
 
 
-@pytest.mark.parametrize("url", ["/", "/tasks/cifar10/", "/tasks/cifar10/export.csv", "/tasks/cifar10/charts/"])
+@pytest.mark.parametrize("url", ["/", "/tasks/cifar10/", "/tasks/cifar10/charts/"])
 def test_fifty_junk_parameters_make_one_cache_entry(client, api_client, keys_set, url):
     post(api_client, model="utm-model")
 
@@ -240,3 +263,68 @@ def test_pages_past_the_end_of_a_board_are_answered_but_not_kept(client, api_cli
 
     assert keys_set == []
     assert all(b"only-model" in response.content for response in responses)  # the last page, which is the first
+
+
+# --- generations per task, moved once after commit; the previous copy served while one request re-renders ------
+
+
+def test_a_change_to_one_task_keeps_the_other_tasks_pages(client, api_client, django_assert_num_queries):
+    client.get("/tasks/imagenet/")
+    client.get("/tasks/cifar10/")
+
+    post(api_client, model="cifar-only-model")
+
+    with django_assert_num_queries(1):  # imagenet's page is still the cached one: the generations alone
+        client.get("/tasks/imagenet/")
+    assert b"cifar-only-model" in client.get("/tasks/cifar10/").content
+
+
+def test_a_change_moves_its_task_once_and_only_after_it_commits(api_client):
+    post(api_client)
+    entry = Entry.objects.get()
+    before = board_generations()
+
+    with committed():
+        with transaction.atomic():
+            entry.model = "renamed"
+            entry.save()
+            entry.save()
+            assert board_generations() == before  # not while the change can still roll back
+
+    after = board_generations()
+    assert after["cifar10"] == before["cifar10"] + 1
+    assert {slug: value for slug, value in after.items() if slug != "cifar10"} == {
+        slug: value for slug, value in before.items() if slug != "cifar10"
+    }
+
+
+def test_a_rolled_back_change_moves_nothing(api_client):
+    post(api_client)
+    entry = Entry.objects.get()
+    before = board_generations()
+
+    with committed():
+        try:
+            with transaction.atomic():
+                entry.save()
+                raise RuntimeError("the judging failed")
+        except RuntimeError:
+            pass
+
+    assert board_generations() == before
+
+
+def test_the_previous_copy_is_served_while_another_request_renders_the_new_one(client, api_client):
+    post(api_client, model="first-model")
+    client.get("/tasks/cifar10/")
+    post(api_client, model="second-model")
+    key = cache_key("page", "http://testserver/tasks/cifar10/?")
+    generation = f"{board_generation()}.{board_generation('cifar10')}"
+    cache.add(f"{key}:rendering:{generation}", 1, 30)  # another worker is rendering this generation
+
+    stale = client.get("/tasks/cifar10/").content
+    cache.delete(f"{key}:rendering:{generation}")  # that render ended without storing a page
+    fresh = client.get("/tasks/cifar10/").content
+
+    assert b"first-model" in stale and b"second-model" not in stale
+    assert b"second-model" in fresh

@@ -140,7 +140,7 @@ def test_csv_export_is_exactly_the_filtered_view(client, sample):
 
     response = client.get(f"/tasks/cifar10/export.csv?{query}")
 
-    lines = list(csv.reader(io.StringIO(response.content.decode())))
+    lines = list(csv.reader(io.StringIO(response.getvalue().decode())))  # getvalue(): exports are streamed
     assert response["Content-Disposition"] == 'attachment; filename="dawnboard-cifar10-training-cost.csv"'
     assert lines[0] == [
         "rank",
@@ -160,7 +160,8 @@ def test_csv_export_is_exactly_the_filtered_view(client, sample):
 def test_json_export_is_exactly_the_filtered_view(client, sample):
     rows = board_rows(client.get("/tasks/cifar10/?metric=inference-latency&framework=pytorch").content.decode())
 
-    document = client.get("/tasks/cifar10/export.json?metric=inference-latency&framework=pytorch").json()
+    response = client.get("/tasks/cifar10/export.json?metric=inference-latency&framework=pytorch")
+    document = json.loads(response.getvalue())  # exports are streamed
 
     assert (document["task"], document["metric"], document["unit"]) == ("cifar10", "inference-latency", "milliseconds")
     assert [(row["entry_id"], row["rank"], row["value"]) for row in document["results"]] == rows
@@ -169,7 +170,7 @@ def test_json_export_is_exactly_the_filtered_view(client, sample):
 def test_csv_export_neutralises_formulas_in_submitted_text(client, submit_file):
     submit_file(model='=HYPERLINK("http://evil.example")', author="@team", hardware="+1 V100")
 
-    line = list(csv.reader(io.StringIO(client.get("/tasks/cifar10/export.csv").content.decode())))[1]
+    line = list(csv.reader(io.StringIO(client.get("/tasks/cifar10/export.csv").getvalue().decode())))[1]
 
     assert line[3:6] == ['\'=HYPERLINK("http://evil.example")', "'@team", "'+1 V100"]
 

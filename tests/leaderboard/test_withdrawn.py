@@ -85,8 +85,8 @@ def test_it_is_on_no_board_and_in_no_list(client, withdrawn, url):
     response = client.get(url)
 
     assert response.status_code == 200
-    assert WITHDRAWN_MODEL not in response.content.decode()
-    assert WITHDRAWN_FRAMEWORK not in response.content.decode()  # nor among the task page's framework suggestions
+    assert WITHDRAWN_MODEL not in response.getvalue().decode()  # getvalue(): exports are streamed
+    assert WITHDRAWN_FRAMEWORK not in response.getvalue().decode()  # nor among the task page's framework suggestions
 
 
 def test_it_cannot_be_compared(client, withdrawn):
