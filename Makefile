@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat requirements.txt requirements-dev.txt | sha256sum | cut -c1-12)
 
-.PHONY: install run test lint bench soak clean
+.PHONY: install run test lint bench bench-http soak clean
 
 install: $(STAMP)
 
@@ -62,6 +62,13 @@ bench: install
 	$(PY) bench/cifar_throughput.py
 	$(PY) bench/latency_overhead.py
 	$(PY) bench/backends.py
+
+# The site over HTTP as readers meet it (issue 12): it starts its own production stack on this machine (gunicorn
+# -w 4, a Celery worker, two redis-servers of its own, a fresh PostgreSQL database `dawnboard_http`), loads it
+# with wrk at 1,000, 10,000 and 100,000 entries per task, prints one table per size and tears it all down.
+bench-http: install
+	@command -v wrk >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk)
+	$(PY) bench/http_bench.py
 
 # The fault and load suite, run by hand before a release (not by CI): it starts its own stack on this machine
 # (gunicorn, a Celery worker and beat on a redis-server of its own, a fresh PostgreSQL database

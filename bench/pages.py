@@ -154,8 +154,9 @@ def main() -> int:
                 cache.clear()
                 baseline_runs, page_runs = paired_timings(client, url)
                 ratio = statistics.median(page / base for base, page in zip(baseline_runs, page_runs, strict=True))
-                measured.append((statistics.median(page_runs), ratio))
-            results.append((label, statistics.median(baseline_runs), *measured, has_goal))
+                # Each pass keeps its own trivial time: the ratio beside it was taken against that one.
+                measured.append((statistics.median(baseline_runs), statistics.median(page_runs), ratio))
+            results.append((label, *measured, has_goal))
     finally:
         connection.creation.destroy_test_db(old_name, verbosity=0)
 
@@ -164,20 +165,23 @@ def main() -> int:
         f"{build_seconds:.1f} s), {connection.vendor}, median of {REPEATS} alternating runs after {WARM_UP} warm-up"
     )
     print(
-        f"  {'page':<28} {'trivial ms':>10} {'served ms':>10} {'ratio':>8} {'rendered ms':>12} {'ratio':>8}"
-        f"  verdict (served, goal <= {GOAL_RATIO:.1f}x)"
+        f"  {'page':<28} {'trivial ms':>10} {'served ms':>10} {'ratio':>8} {'trivial ms':>11} {'rendered ms':>12}"
+        f" {'ratio':>8}  verdict (served, goal <= {GOAL_RATIO:.1f}x)"
     )
     missed = False
-    for label, baseline_seconds, (served, served_ratio), (rendered, rendered_ratio), has_goal in results:
+    for label, served_pass, rendered_pass, has_goal in results:
+        served_trivial, served, served_ratio = served_pass
+        rendered_trivial, rendered, rendered_ratio = rendered_pass
         if has_goal:
             verdict = "PASS" if served_ratio <= GOAL_RATIO else "FAIL"
             missed |= verdict == "FAIL"
         else:
             verdict = "info (no goal)"
         print(
-            f"  {label:<28} {baseline_seconds * 1000:10.3f} {served * 1000:10.2f} {served_ratio:7.1f}x"
-            f" {rendered * 1000:12.2f} {rendered_ratio:7.1f}x  {verdict}"
+            f"  {label:<28} {served_trivial * 1000:10.3f} {served * 1000:10.2f} {served_ratio:7.1f}x"
+            f" {rendered_trivial * 1000:11.3f} {rendered * 1000:12.2f} {rendered_ratio:7.1f}x  {verdict}"
         )
+    print("  (each pass's trivial ms is the trivial view timed alternately with that pass's page)")
     if not arguments.skip_paint:
         missed |= report_paint(arguments.entries)
     return 1 if arguments.check and missed else 0

@@ -1,14 +1,16 @@
 """Whole-page caching for the public pages and the API's reads, retired per task by board generations (see
 BoardGeneration).
 
-A cached page costs one small query (the generations) and one cache read; without it, the home page alone
-runs a dozen board queries and renders sixty rows. `PAGE_CACHE_SECONDS = 0` turns caching off.
+A cached page costs one cache read (the page and a copy of the generations together) and no query; without
+it, the home page alone runs a dozen board queries and renders sixty rows. `PAGE_CACHE_SECONDS = 0` turns
+caching off.
 
-Three rules keep it fast under load:
+Four rules keep it fast under load:
 - A key holds only what changes the answer: the path and the parameters the page reads, as parsed. Keyed on
   the raw query string, every `?utm_source=...` a crawler invents would be an entry of its own.
 - A change moves only its own task's generation, once per transaction and after it commits, in a statement
   that never waits: a submission holds no lock that readers or other submissions queue on.
+- The database holds the generations; each bump copies them into the cache, where page views read them.
 - A page is stored with the generation it was rendered in. When that generation has moved, one request
   re-renders the page (it takes a short render lock) while the others are served the previous copy,
   so a board change does not send every waiting reader into the same render at once.
@@ -32,7 +34,13 @@ from django.http import QueryDict
 from leaderboard.models import BoardGeneration, Task
 
 SITE_GENERATION_ID = 1  # the row with no task (migration 0003): prices and matches, which every page shows
-RENDER_LOCK_SECONDS = 30  # a render that dies holding the lock stops the previous copy being served after this
+# In every key: a release that changes what is stored under a key (a page's shape, a document's) changes it,
+# so a shared cache never hands a new release an old release's value.
+KEY_FORMAT = 2
+RENDER_LOCK_SECONDS = 30
+GENERATIONS_KEY = f"dawnboard:{KEY_FORMAT}:generations"
+GENERATIONS_SECONDS = 5  # how long a copy of the generations may be read without asking the database
+PUBLISH_TRIES = 3  # a render that dies holding the lock stops the previous copy being served after this
 T = TypeVar("T")
 
 
@@ -40,12 +48,41 @@ T = TypeVar("T")
 
 
 def board_generations() -> dict[str | None, int]:
-    """Every generation by task slug, and the site's under None. Raw SQL: this runs on every page view."""
+    """Every generation by task slug, and the site's under None, as the database holds them (the truth)."""
     generations = BoardGeneration._meta.db_table
     tasks = Task._meta.db_table
     with connection.cursor() as cursor:
         cursor.execute(f"SELECT t.slug, g.value FROM {generations} g LEFT JOIN {tasks} t ON t.id = g.task_id")
         return dict(cursor.fetchall())
+
+
+def generations_publish() -> None:
+    """Copy the generations into the cache, where page views read them (see `_generations_and`).
+
+    Two bumps that publish at once may write in either order; each checks afterwards that what it wrote is
+    still what the database holds, and writes again if not, so the last copy written is the latest.
+    """
+    for _ in range(PUBLISH_TRIES):
+        generations = board_generations()
+        cache.set(GENERATIONS_KEY, generations, GENERATIONS_SECONDS)
+        if board_generations() == generations:
+            return
+
+
+def _generations_and(key: str) -> tuple[dict[str | None, int], object]:
+    """The generations and the value under `key`, in one cache read: a cached page touches no database.
+
+    The copy of the generations lives `GENERATIONS_SECONDS`; when it is missing, the database's are read and
+    added (never over a copy a bump has just written). So a change reaches every page at once where the
+    cache is shared, and within `GENERATIONS_SECONDS` where it is not (a process-local cache beside a
+    worker process, or a bump whose process died between its commit and its copy).
+    """
+    found = cache.get_many([GENERATIONS_KEY, key])
+    generations = found.get(GENERATIONS_KEY)
+    if generations is None:
+        generations = board_generations()
+        cache.add(GENERATIONS_KEY, generations, GENERATIONS_SECONDS)
+    return generations, found.get(key)
 
 
 def generation_key(generations: dict[str | None, int], task_slug: str | None) -> str:
@@ -96,6 +133,7 @@ class _BoardChanges:
             for task_id in self.task_ids - known:  # a task loaded after the migration: its first change
                 BoardGeneration.objects.get_or_create(task_id=task_id)
             _bump(BoardGeneration.objects.filter(task_id__in=self.task_ids))
+        generations_publish()
 
 
 def _bump(rows) -> None:
@@ -139,13 +177,13 @@ def cache_key(kind: str, identity: str) -> str:
     """The key of `identity` (a path and its canonical parameters): it holds no generation, so the previous
     copy of a page can be found (and served) while the current one renders."""
     digest = hashlib.sha256(identity.encode("utf-8", "backslashreplace")).hexdigest()
-    return f"dawnboard:{kind}:{digest}"
+    return f"dawnboard:{KEY_FORMAT}:{kind}:{digest}"
 
 
 def _cached(key: str, *, task_slug: str | None, compute: Callable[[], T], keep: Callable[[T], bool]) -> T:
     """`compute()` as stored under `key` for the current generation; see the module's third rule."""
-    generation = generation_key(board_generations(), task_slug)
-    stored = cache.get(key)
+    generations, stored = _generations_and(key)
+    generation = generation_key(generations, task_slug)
     if stored is not None and stored[0] == generation:
         return stored[1]
     lock = f"{key}:rendering:{generation}"

@@ -47,7 +47,8 @@ def task_detail(request, slug: str):
     form = TaskPageForm(request.GET)
     view = form.board_view()
     rows = selectors.board_rows(task_slug=slug, view=view)
-    page = Paginator(rows.entries, PAGE_SIZE).get_page(form.page_number())
+    # The page's ids first (the board's index holds them in order), then only those rows.
+    page = Paginator(rows.entries.values_list("id", flat=True), PAGE_SIZE).get_page(form.page_number())
     context = {
         "version": version,
         "task": version.task,
@@ -56,9 +57,7 @@ def task_detail(request, slug: str):
         "metric": LEADERBOARD_METRICS[view.metric],
         "metrics": LEADERBOARD_METRICS.values(),
         "page": page,
-        "rows": selectors.board_rows_of(
-            page.object_list, ranks=rows.ranks, value_field=rows.value_field, first_rank=page.start_index()
-        ),
+        "rows": selectors.board_page_rows(rows, list(page.object_list), first_rank=page.start_index()),
         "frameworks": selectors.task_frameworks(task_slug=slug),
         "query": _query_without(request, "page"),
         "sort_query": _query_without(request, "page", "sort", "order"),

@@ -1,10 +1,11 @@
-"""The production stack the soak runs against, started here and always torn down.
+"""The production stack the soak (and bench/http_bench.py) runs against, started here and always torn down.
 
 Its own redis-server processes on free loopback ports (never the machine's shared Redis on 6379): one is the
 broker and result backend, and is stopped and started again to make the broker unreachable; the other is the
 cache (throttle counters, the page cache), which stays up, so the outage is the broker's alone. A PostgreSQL
-database of its own, dropped and created afresh. gunicorn with two workers, a Celery worker (prefork, two
-children, in a process group of its own so that SIGKILL reaches the children too) and Celery beat for the sweep.
+database of its own, dropped and created afresh. gunicorn (sync workers, two for the soak), a Celery worker
+(prefork, two children, in a process group of its own so that SIGKILL reaches the children too) and Celery beat
+for the sweep.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ VENV_BIN = ROOT / ".venv" / "bin"
 POSTGRES_HOST, POSTGRES_PORT = "127.0.0.1", 5432
 SHARED_REDIS_PORT = 6379
 SUBMITTERS = 16
-GUNICORN_OPTIONS = ("--timeout", "30", "--graceful-timeout", "5")
+GUNICORN_OPTIONS = ("--worker-class", "sync", "--timeout", "30", "--graceful-timeout", "5")
 WORKER_OPTIONS = ("--without-gossip", "--without-mingle")
 # Nothing kept on disk: a stopped broker loses what it held, as one that crashed does.
 REDIS_OPTIONS = ("--save", "", "--appendonly", "no", "--daemonize", "no", "--protected-mode", "yes")
@@ -87,15 +88,23 @@ def redis_ping(port: int) -> bool:
 
 @dataclass
 class Stack:
-    """Everything started for one soak run; `close()` stops all of it, whatever state it is in."""
+    """Everything started for one run; `close()` stops all of it, whatever state it is in.
+
+    The defaults are the soak's; bench/http_bench.py runs its own settings module (the production settings plus a
+    trivial view) with four web workers and no beat.
+    """
 
     database: str = "dawnboard_soak"
+    settings_module: str = "config.settings.production"
+    web_workers: int = 2
+    judging_workers: int = 2  # the Celery worker's children
+    beat: bool = True
     broker_port: int = 0
     cache_port: int = 0
     web_port: int = 0
     throttle_rate: str = "100000/min"
     auth_failure_rate: str = "20/min"
-    workdir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="dawnboard-soak-")))
+    workdir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="dawnboard-stack-")))
     processes: dict[str, subprocess.Popen] = field(default_factory=dict)
     tokens: list[str] = field(default_factory=list)
     worker_starts: int = 0
@@ -122,7 +131,7 @@ class Stack:
         return {
             **os.environ,
             "PYTHONPATH": str(ROOT),
-            "DJANGO_SETTINGS_MODULE": "config.settings.production",
+            "DJANGO_SETTINGS_MODULE": self.settings_module,
             "SECRET_KEY": self._secret_key,
             "DATABASE_URL": self.database_url,
             "CELERY_BROKER_URL": f"redis://127.0.0.1:{self.broker_port}/0",
@@ -147,14 +156,21 @@ class Stack:
             "SUBMISSION_JUDGE_DEADLINE_SECONDS": "20",
             "SUBMISSION_SWEEP_SECONDS": "5",
             "STATIC_ROOT": str(self.workdir / "static"),
+            "FILE_UPLOAD_TEMP_DIR": str(self.workdir / "uploads"),
             "REFERENCE_RUNS_DIR": str(self.workdir / "runs"),
             "LOG_LEVEL": "WARNING",
         }
 
     # -- start -----------------------------------------------------------------------------------------------
 
+    @property
+    def description(self) -> str:
+        processes = f"gunicorn -w {self.web_workers} (sync), a Celery worker (-c {self.judging_workers})"
+        return processes + (" and beat" if self.beat else "")
+
     def start(self, *, log=print) -> None:
-        (self.workdir / "static").mkdir(exist_ok=True)
+        for folder in ("static", "uploads"):
+            (self.workdir / folder).mkdir(exist_ok=True)
         log(f"stack: work dir {self.workdir}")
         self._start_redis("cache", self.cache_port)
         self.broker_start()
@@ -173,7 +189,7 @@ class Stack:
                 str(VENV_BIN / "gunicorn"),
                 "config.wsgi",
                 "-w",
-                "2",
+                str(self.web_workers),
                 "-b",
                 f"127.0.0.1:{self.web_port}",
                 *GUNICORN_OPTIONS,
@@ -181,20 +197,21 @@ class Stack:
         )
         wait_for(self._web_ready, what="gunicorn", timeout_seconds=60)
         self.worker_start()
-        self._spawn(
-            "beat",
-            [
-                str(VENV_BIN / "celery"),
-                "-A",
-                "config",
+        if self.beat:
+            self._spawn(
                 "beat",
-                "-l",
-                "warning",
-                "-s",
-                str(self.workdir / "beat-schedule"),
-            ],
-        )
-        log(f"stack: gunicorn on {self.base_url}, a Celery worker (-c 2) and beat; {len(self.tokens)} submitters")
+                [
+                    str(VENV_BIN / "celery"),
+                    "-A",
+                    "config",
+                    "beat",
+                    "-l",
+                    "warning",
+                    "-s",
+                    str(self.workdir / "beat-schedule"),
+                ],
+            )
+        log(f"stack: {self.description} on {self.base_url}; {len(self.tokens)} submitters")
 
     def worker_start(self) -> None:
         self.worker_starts += 1
@@ -208,7 +225,7 @@ class Stack:
                 "-l",
                 "warning",
                 "-c",
-                "2",
+                str(self.judging_workers),
                 "-Q",
                 "dawnboard",
                 "-n",
@@ -271,7 +288,7 @@ class Stack:
         }
 
     def connect(self) -> psycopg.Connection:
-        """A connection to the soak's own database, for the checks that count rows."""
+        """A connection to the stack's own database, for the checks that count rows."""
         return psycopg.connect(
             host=POSTGRES_HOST, port=POSTGRES_PORT, user="postgres", dbname=self.database, autocommit=True
         )

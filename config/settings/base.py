@@ -130,6 +130,8 @@ STORAGES = {
 # The public pages are cached whole until the board changes (leaderboard/page_cache.py). Behind several
 # gunicorn workers, point CACHE_URL at Redis (e.g. redis://127.0.0.1:6379/1) so they share one cache.
 CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://dawnboard")}
+if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
+    CACHES["default"]["BACKEND"] = "config.redis_cache.RedisCache"  # the same, without a client per call
 PAGE_CACHE_SECONDS = env.int("PAGE_CACHE_SECONDS", default=600)
 
 # Uploads: a training log can be tens of MB; past this it is refused with `file_too_large`.

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import re
+from urllib.parse import urlencode
 
+from django.http import HttpResponse
 from django.urls import reverse
 from django_filters import rest_framework as filters
 from drf_spectacular.utils import OpenApiParameter, extend_schema
@@ -11,6 +14,7 @@ from rest_framework import generics, status, throttling
 from rest_framework.exceptions import ErrorDetail, NotFound, PermissionDenied, ValidationError
 from rest_framework.parsers import FormParser, MultiPartParser
 from rest_framework.permissions import IsAuthenticated
+from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
@@ -202,18 +206,19 @@ class EntryListView(generics.ListAPIView):
 
     def list(self, request, *args, **kwargs):
         asked = {name: request.query_params.get(name) for name in (*EntryFilter.Meta.fields, "page")}
-        # The page's links hold the host the reader used; a list of one task moves only with that task.
-        asked["site"] = request.build_absolute_uri("/")
-        page = cached_value(
+        return cached_document(
+            request,
             kind="entries",
             parameters=asked,
             compute=lambda: super(EntryListView, self).list(request, *args, **kwargs).data,
-            task_slug=asked["task"],
+            task_slug=asked["task"],  # a list of one task moves only with that task
         )
-        return Response(page)
 
 
 class EntryDetailView(generics.RetrieveAPIView):
+    """One entry; cached for anonymous readers until the board changes (staff and the entry's submitter see
+    its author's e-mail too, so theirs is read afresh)."""
+
     serializer_class = EntryDetailSerializer
 
     def get_object(self):
@@ -221,6 +226,12 @@ class EntryDetailView(generics.RetrieveAPIView):
             return selectors.entry_detail(entry_id=self.kwargs["pk"])
         except Entry.DoesNotExist:
             raise NotFound("No entry has this id.", code="not_found") from None
+
+    def retrieve(self, request, *args, **kwargs):
+        if request.user.is_authenticated:
+            return super().retrieve(request, *args, **kwargs)
+        compute = lambda: super(EntryDetailView, self).retrieve(request, *args, **kwargs).data  # noqa: E731
+        return cached_document(request, kind="entry", parameters={"id": self.kwargs["pk"]}, compute=compute)
 
 
 class LeaderboardView(APIView):
@@ -269,8 +280,12 @@ class LeaderboardView(APIView):
             "latency_stat": request.query_params.get("latency_stat"),
         }
         try:  # cached under what decides the document, as parsed, and nothing else
-            board = cached_value(
-                kind="leaderboard", parameters=asked, compute=lambda: selectors.leaderboard(**asked), task_slug=task
+            return cached_document(
+                request,
+                kind="leaderboard",
+                parameters=asked,
+                compute=lambda: _windowed(request, selectors.leaderboard(**asked)),
+                task_slug=task,
             )
         except selectors.UnknownLeaderboard as unknown:
             # An unknown task or metric names no resource; an unknown cost basis or latency statistic is a bad
@@ -281,7 +296,24 @@ class LeaderboardView(APIView):
             if unknown.field is not None:
                 issue["field"] = unknown.field
             return rejected_response([issue], http_status=http_status)
-        return Response({**board, **_page_links(request, count=board["count"], limit=limit, offset=offset)})
+
+
+def cached_document(request, *, kind: str, parameters: dict, compute, task_slug: str | None = None) -> HttpResponse:
+    """The JSON document `compute()` returns, rendered once and kept like the pages (leaderboard.page_cache).
+
+    Kept as the bytes sent: a reader asking for JSON gets them as they are, with no serialising, rendering or
+    unpickling of objects per request; a reader of the browsable API gets them parsed and rendered as usual.
+    The key holds the address the reader used, since documents hold absolute links.
+    """
+    body = cached_value(
+        kind=kind,
+        parameters={**parameters, "site": request.build_absolute_uri("/")},
+        compute=lambda: JSONRenderer().render(compute()),
+        task_slug=task_slug,
+    )
+    if request.accepted_renderer.format == JSONRenderer.format:
+        return HttpResponse(body, content_type=JSONRenderer.media_type)
+    return Response(json.loads(body))
 
 
 _WINDOW_ISSUES = {
@@ -306,26 +338,33 @@ def _page_window(request) -> tuple[int | None, int | None]:
     return limit, offset
 
 
-def _page_links(request, *, count: int, limit: int, offset: int) -> dict:
-    """`next` and `previous`: this request's address with the window moved, or None at either end. Built
-    per request, since they hold the host the reader used; the cached document holds no address."""
+def _windowed(request, board: dict) -> dict:
+    """The board document with `next` and `previous`: its address with the window moved, or None at either end.
+    The links carry only the parameters the board read (the document is cached under those alone)."""
+    count, limit, offset = board["count"], board["limit"], board["offset"]
+    kept = {name: board[name] for name in ("cost_basis", "latency_stat") if name in board}
 
     def window(moved_offset: int) -> str:
-        query = request.GET.copy()
-        query["offset"] = str(moved_offset)
-        query["limit"] = str(limit)
-        return request.build_absolute_uri(f"{request.path}?{query.urlencode()}")
+        query = urlencode({**kept, "limit": limit, "offset": moved_offset})
+        return request.build_absolute_uri(f"{request.path}?{query}")
 
     return {
+        **board,
         "next": window(offset + limit) if offset + limit < count else None,
         "previous": window(max(offset - limit, 0)) if offset > 0 else None,
     }
 
 
 class TaskListView(generics.ListAPIView):
+    """Tasks with their versions and thresholds; cached like the pages."""
+
     serializer_class = TaskSerializer
     pagination_class = None
     queryset = Task.objects.prefetch_related("versions")
+
+    def list(self, request, *args, **kwargs):
+        compute = lambda: super(TaskListView, self).list(request, *args, **kwargs).data  # noqa: E731
+        return cached_document(request, kind="tasks", parameters={}, compute=compute)
 
 
 class ApiRootView(APIView):

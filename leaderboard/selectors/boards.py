@@ -1,5 +1,5 @@
 """Reads of the leaderboards: a task's board by one metric, as the API document, the front page's top rows,
-the site's filtered and sorted view, its charts' frames."""
+the site's filtered and sorted view."""
 
 from __future__ import annotations
 
@@ -8,7 +8,9 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import pandas as pd
-from django.db.models import F, QuerySet
+from django.db import connection
+from django.db.models import F, QuerySet, Window
+from django.db.models.functions import RowNumber
 
 from dawnboard.metrics import (
     INFERENCE_LATENCY,
@@ -19,7 +21,7 @@ from dawnboard.metrics import (
 )
 from dawnboard.scoring import hours_of
 from leaderboard.charts import plotly_text
-from leaderboard.models import Entry, TaskVersion
+from leaderboard.models import Entry, Task, TaskVersion
 from leaderboard.selectors.catalog import current_task_versions
 from leaderboard.selectors.entries import BIG_ENTRY_COLUMNS, priced_run
 from pricing.domain.cost import AS_SUBMITTED, COST_POLICIES
@@ -133,7 +135,13 @@ def leaderboard(
     if cost_basis in (None, AS_SUBMITTED) or not metric.is_cost:
         value_field = board_value_field(metric, stat)
         count = entries.count()
-        rows = board_rows_from_values(entries[offset:end], value_field=value_field, first_rank=offset + 1)
+        if limit is None:  # the whole board from `offset` (the command): streamed in the board's order
+            rows = board_rows_from_values(entries[offset:], value_field=value_field, first_rank=offset + 1)
+        else:
+            ids = list(entries.values_list("id", flat=True)[offset:end])
+            window = entries_in_order(entries, ids, value_field=value_field)
+            rows = (_row_of_values(values, rank=rank) for rank, values in enumerate(window, start=offset + 1))
+
     else:
         ranked = _ranked_by_policy(task_slug=task_slug, metric=metric, cost_basis=cost_basis)
         count, rows = len(ranked), ranked[offset:end]
@@ -245,14 +253,39 @@ def board_rows_from_values(entries: QuerySet[Entry], *, value_field: str, first_
         yield _row_of_values(values, rank=rank)
 
 
+def entries_in_order(entries: QuerySet[Entry], entry_ids: list[int], *, value_field: str) -> list[tuple]:
+    """The board row values (`ROW_FIELDS` and the board's value) of `entry_ids`, in that order.
+
+    A window deep into a board is cheapest found in two steps: its ids, which the board's index holds in
+    order (an index-only scan, however many rows it skips), then those few rows themselves by id. One query
+    that read whole rows would read every skipped row too.
+    """
+    columns = (*ROW_FIELDS, value_field)
+    by_id = {values[0]: values for values in entries.order_by().filter(id__in=entry_ids).values_list(*columns)}
+    return [by_id[entry_id] for entry_id in entry_ids if entry_id in by_id]
+
+
+def board_page_rows(rows: BoardRows, entry_ids: list[int], *, first_rank: int) -> list[BoardRow]:
+    """The rows of `entry_ids` (a page of the view, in the view's order), each with its rank on the whole
+    board; on the board itself, in rank order, a row's place is its rank, counted from `first_rank`."""
+    ranks = rows.ranks_of(entry_ids)
+    return [
+        _row_of_values(values, rank=position if ranks is None else ranks.get(values[0]))
+        for position, values in enumerate(
+            entries_in_order(rows.entries, entry_ids, value_field=rows.value_field), start=first_rank
+        )
+    ]
+
+
 def board_rows_ranked(rows: BoardRows) -> Iterator[BoardRow]:
     """Every row of a filtered, sorted board with its rank on the whole board, as plain values, streamed."""
-    if rows.ranks is None:
+    ranks = rows.all_ranks()
+    if ranks is None:
         yield from board_rows_from_values(rows.entries, value_field=rows.value_field)
         return
     columns = (*ROW_FIELDS, rows.value_field)
     for values in rows.entries.values_list(*columns).iterator(chunk_size=ROWS_READ_AT_ONCE):
-        yield _row_of_values(values, rank=rows.ranks.get(values[0]))
+        yield _row_of_values(values, rank=ranks.get(values[0]))
 
 
 def _row_of_values(values: tuple, *, rank: int | None) -> BoardRow:
@@ -316,27 +349,51 @@ class BoardView:
 
 @dataclass(frozen=True)
 class BoardRows:
-    """The entries of a filtered, sorted board, and each one's rank on the whole board."""
+    """The entries of a filtered, sorted board, and the whole board their ranks are read from."""
 
     entries: QuerySet[Entry]
-    ranks: dict[int, int] | None  # None: the rows are the board itself, in rank order
+    board: QuerySet[Entry]  # the unfiltered board, in rank order
     value_field: str
+    reordered: bool  # filtered or sorted otherwise than by rank: an entry's place is not its rank
+
+    def ranks_of(self, entry_ids: list[int]) -> dict[int, int] | None:
+        """Each entry's rank on the whole board (None: the rows are the board itself, in rank order).
+
+        One query, which numbers the board's rows in the database and returns only the asked-for ones,
+        rather than every id of the board to number here.
+        """
+        if not self.reordered:
+            return None
+        if not entry_ids:
+            return {}
+        order = [F(self.value_field).asc(), F("date").asc(), F("id").asc()]
+        numbered = self.board.order_by().annotate(board_rank=Window(RowNumber(), order_by=order))
+        sql, parameters = numbered.values("id", "board_rank").query.sql_with_params()
+        placeholders = ", ".join(["%s"] * len(entry_ids))
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"SELECT id, board_rank FROM ({sql}) numbered WHERE id IN ({placeholders})", [*parameters, *entry_ids]
+            )
+            return dict(cursor.fetchall())
+
+    def all_ranks(self) -> dict[int, int] | None:
+        """Every entry's rank on the whole board, for an export of the whole view (None: not reordered)."""
+        if not self.reordered:
+            return None
+        return {entry_id: rank for rank, entry_id in enumerate(self.board.values_list("id", flat=True), start=1)}
 
 
 def board_rows(*, task_slug: str, view: BoardView) -> BoardRows:
     """A task's board as the reader filtered and sorted it; ranks stay those of the unfiltered board.
 
     A bounded number of queries whatever the board's size: the rows (counted and sliced by the
-    paginator) and, only for a filtered or re-sorted view, the ranked ids of the whole board.
+    paginator) and, only for a filtered or re-sorted view, the ranks of the rows shown (`ranks_of`).
     """
     board = leaderboard_entries(
         task_slug=task_slug, metric_slug=view.metric, as_of=view.as_of, latency_stat=view.latency_stat
     )
     value_field = view.value_field
     filtered = view.framework or view.hardware or view.date_from or view.date_to
-    ranks = None
-    if filtered or view.sort != "rank" or view.descending:
-        ranks = {entry_id: rank for rank, entry_id in enumerate(board.values_list("id", flat=True), start=1)}
     entries = board
     if view.framework:
         entries = entries.filter(framework__icontains=view.framework)
@@ -351,13 +408,38 @@ def board_rows(*, task_slug: str, view: BoardView) -> BoardRows:
         entries = entries.order_by(F(column).desc() if view.descending else F(column).asc(), F(value_field).asc(), "id")
     elif view.descending:
         entries = entries.reverse()
-    return BoardRows(entries=entries.only(*ROW_FIELDS, value_field), ranks=ranks, value_field=value_field)
+    return BoardRows(
+        entries=entries.only(*ROW_FIELDS, value_field),
+        board=board,
+        value_field=value_field,
+        reordered=bool(filtered or view.sort != "rank" or view.descending),
+    )
+
+
+FRAMEWORK_SUGGESTIONS = 200
 
 
 def task_frameworks(*, task_slug: str) -> list[str]:
-    """The frameworks of a task's accepted entries, for the filter's suggestions."""
-    frameworks = Entry.objects.accepted().filter(task__slug=task_slug).values_list("framework", flat=True)
-    return list(frameworks.distinct().order_by("framework")[:200])
+    """The frameworks of a task's accepted entries, for the filter's suggestions, in alphabetical order.
+
+    Read by skipping along the (task, status, framework) index from one framework to the next: one probe per
+    distinct framework, where `SELECT DISTINCT` would read every entry of the task.
+    """
+    entries, tasks = Entry._meta.db_table, Task._meta.db_table
+    next_after = f"SELECT MIN(framework) FROM {entries} WHERE task_id = t.id AND status = %s"
+    sql = f"""
+        WITH RECURSIVE frameworks(name) AS (
+            SELECT ({next_after}) FROM {tasks} t WHERE t.slug = %s
+            UNION ALL
+            SELECT ({next_after} AND framework > frameworks.name)
+            FROM frameworks, {tasks} t WHERE t.slug = %s AND frameworks.name IS NOT NULL
+        )
+        SELECT name FROM frameworks WHERE name IS NOT NULL LIMIT %s
+    """
+    accepted = Entry.Status.ACCEPTED
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [accepted, task_slug, accepted, task_slug, FRAMEWORK_SUGGESTIONS])
+        return [name for (name,) in cursor.fetchall()]
 
 
 def chart_frames(*, task_slug: str, as_of: datetime.date | None = None) -> dict[str, pd.DataFrame]:

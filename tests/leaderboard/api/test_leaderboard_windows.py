@@ -72,11 +72,12 @@ def test_the_default_window_is_the_first_hundred_rows(anonymous_client):
     assert len(document["results"]) == 100 and "offset=100" in document["next"]
 
 
-def test_the_rows_are_read_as_values_in_two_queries_whatever_the_window(
-    anonymous_client, board_entries, django_assert_max_num_queries
+@pytest.mark.parametrize("window", [{"limit": 1000}, {"limit": 3, "offset": 12}])
+def test_a_window_costs_four_queries_whatever_its_size(
+    anonymous_client, board_entries, django_assert_max_num_queries, window
 ):
-    with django_assert_max_num_queries(3):  # the task version, the count, the window's rows
-        anonymous_client.get(BOARD, {"limit": 1000})
+    with django_assert_max_num_queries(4):  # the task version, the count, the window's ids, then their rows
+        anonymous_client.get(BOARD, window)
 
 
 @pytest.mark.parametrize("offset", ["-1", "x", "1.5", "²", "100000001", "9" * 40])

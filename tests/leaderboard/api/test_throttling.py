@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 from django.conf import settings
 from django.core.cache import cache
@@ -43,6 +45,30 @@ def test_anonymous_reads_past_the_rate_get_429_with_retry_after(anonymous_client
     assert refused.status_code == 429
     assert codes(refused) == ["throttled"]
     assert 0 < int(refused["Retry-After"]) <= 60
+
+
+def test_a_clients_count_is_two_numbers_whatever_the_rate(anonymous_client):
+    with rates(anon="100000/min"):
+        for _ in range(30):
+            anonymous_client.get(TASKS_URL)
+
+    window_start, count = cache.get("throttle_anon_127.0.0.1")
+    assert count == 30 and window_start > 0  # not the time of each of the 30 requests
+
+
+def test_the_window_opens_again_after_its_period(anonymous_client, monkeypatch):
+    clock = [1_000_000.0]
+    monkeypatch.setattr("rest_framework.throttling.SimpleRateThrottle.timer", lambda self: clock[0])
+    with rates(anon="2/min"):
+        first = [anonymous_client.get(TASKS_URL).status_code for _ in range(3)]
+        clock[0] += 59
+        still = anonymous_client.get(TASKS_URL)
+        clock[0] += 1
+        again = anonymous_client.get(TASKS_URL)
+
+    assert first == [200, 200, 429]
+    assert still.status_code == 429 and still["Retry-After"] == "1"
+    assert again.status_code == 200
 
 
 def test_submissions_past_the_rate_get_429(api_client):
@@ -135,3 +161,45 @@ def test_a_forwarded_for_that_is_no_address_falls_back_to_the_peer(forwarded):
 
     request = RequestFactory().get("/", HTTP_X_FORWARDED_FOR=forwarded, REMOTE_ADDR="198.51.100.7")
     assert client_ip(request) == "198.51.100.7"
+
+
+# --- on Redis, as deployed: a request is counted in one atomic round trip ----------------------------------------
+
+REDIS_URL = "redis://127.0.0.1:6379/9"
+
+
+@pytest.fixture
+def redis_cache():
+    """The default cache on the machine's Redis (config.redis_cache), under a key prefix of this test's own."""
+    redis = pytest.importorskip("redis")
+    try:
+        redis.Redis.from_url(REDIS_URL, socket_connect_timeout=1).ping()
+    except redis.exceptions.ConnectionError:
+        pytest.skip("needs Redis on 127.0.0.1:6379 (the deployed cache)")
+    prefix = f"throttle-test-{uuid.uuid4().hex}"
+    location = {"BACKEND": "config.redis_cache.RedisCache", "LOCATION": REDIS_URL, "KEY_PREFIX": prefix}
+    with override_settings(CACHES={"default": location}):
+        yield cache
+        client = redis.Redis.from_url(REDIS_URL)
+        for key in client.scan_iter(f"{prefix}*"):
+            client.delete(key)
+
+
+def test_on_redis_reads_past_the_rate_get_429_and_the_count_is_one_number(anonymous_client, redis_cache):
+    with rates(anon="3/min"):
+        statuses = [anonymous_client.get(TASKS_URL).status_code for _ in range(3)]
+        refused = anonymous_client.get(TASKS_URL)
+
+    assert statuses == [200, 200, 200]
+    assert refused.status_code == 429 and 0 < int(refused["Retry-After"]) <= 60
+    opened, count = redis_cache.window_count("throttle_anon_127.0.0.1", seconds=60, now=0.0)
+    assert count == 5 and opened > 1_000_000  # four requests and this one; the window opened at the first
+
+
+def test_on_redis_concurrent_requests_are_each_counted_once(redis_cache):
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        counts = list(pool.map(lambda _: redis_cache.window_count("burst", seconds=60, now=1.0)[1], range(200)))
+
+    assert sorted(counts) == list(range(1, 201))
