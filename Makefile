@@ -41,9 +41,9 @@ test: install browser
 	$(VENV)/bin/lint-imports
 	$(PY) -m pytest
 	@if $(PY) -c "import socket; socket.create_connection(('127.0.0.1', 5432), 1)" 2>/dev/null; then \
-		echo "== the API and command tests again, on PostgreSQL"; \
+		echo "== the API, command and charts page tests again, on PostgreSQL"; \
 		DATABASE_URL=$(POSTGRES_TEST_URL) $(PY) -m pytest --create-db -m "not services" \
-			tests/leaderboard/api tests/leaderboard/test_commands.py; \
+			tests/leaderboard/api tests/leaderboard/test_commands.py tests/leaderboard/test_charts_page.py; \
 	else \
 		echo "PostgreSQL is not running on 127.0.0.1:5432: the PostgreSQL pass of the API tests is skipped."; \
 	fi

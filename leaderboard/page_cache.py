@@ -14,12 +14,19 @@ Four rules keep it fast under load:
 - A page is stored with the generation it was rendered in. When that generation has moved, one request
   re-renders the page (it takes a short render lock) while the others are served the previous copy,
   so a board change does not send every waiting reader into the same render at once.
+- That request too is served the previous copy when it is recent (`PAGE_CACHE_STALE_SECONDS`), and renders the
+  new one once its response has gone: no reader waits on a render, so a board that changes every second
+  leaves page latency as it was. A reader then sees the board as it stood at most that many seconds earlier.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
+import logging
+import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import wraps
@@ -27,6 +34,7 @@ from typing import TypeVar
 
 from django.conf import settings
 from django.core.cache import cache
+from django.core.signals import request_finished, request_started
 from django.db import connection, transaction
 from django.db.models import F, Subquery
 from django.http import QueryDict
@@ -36,12 +44,13 @@ from leaderboard.models import BoardGeneration, Task
 SITE_GENERATION_ID = 1  # the row with no task (migration 0003): prices and matches, which every page shows
 # In every key: a release that changes what is stored under a key (a page's shape, a document's) changes it,
 # so a shared cache never hands a new release an old release's value.
-KEY_FORMAT = 2
+KEY_FORMAT = 3
 RENDER_LOCK_SECONDS = 30
 GENERATIONS_KEY = f"dawnboard:{KEY_FORMAT}:generations"
 GENERATIONS_SECONDS = 5  # how long a copy of the generations may be read without asking the database
 PUBLISH_TRIES = 3  # a render that dies holding the lock stops the previous copy being served after this
 T = TypeVar("T")
+logger = logging.getLogger(__name__)
 
 
 # --- generations -----------------------------------------------------------------------------------------------
@@ -181,23 +190,66 @@ def cache_key(kind: str, identity: str) -> str:
 
 
 def _cached(key: str, *, task_slug: str | None, compute: Callable[[], T], keep: Callable[[T], bool]) -> T:
-    """`compute()` as stored under `key` for the current generation; see the module's third rule."""
+    """`compute()` as stored under `key` for the current generation; see the module's last two rules."""
     generations, stored = _generations_and(key)
     generation = generation_key(generations, task_slug)
     if stored is not None and stored[0] == generation:
         return stored[1]
     lock = f"{key}:rendering:{generation}"
-    if stored is not None and not cache.add(lock, 1, RENDER_LOCK_SECONDS):
+    if stored is None:
+        return _render(key, generation, lock, compute=compute, keep=keep)
+    if not cache.add(lock, 1, RENDER_LOCK_SECONDS):
         return stored[1]  # another request renders this generation now
+    _, previous, rendered_at = stored
+    render_later = functools.partial(_render, key, generation, lock, compute=compute, keep=keep)
+    if time.time() - rendered_at <= settings.PAGE_CACHE_STALE_SECONDS and _after_response(render_later):
+        return previous
+    return _render(key, generation, lock, compute=compute, keep=keep)
+
+
+def _render(key: str, generation: str, lock: str, *, compute: Callable[[], T], keep: Callable[[T], bool]) -> T:
+    """Compute the value, store it with its generation and the time, and give up the render lock."""
     try:
         value = compute()
     except BaseException:
         cache.delete(lock)
         raise
     if keep(value):
-        cache.set(key, (generation, value), settings.PAGE_CACHE_SECONDS)
+        cache.set(key, (generation, value, time.time()), settings.PAGE_CACHE_SECONDS)
     cache.delete(lock)
     return value
+
+
+# Renders put off until the response has gone, per thread: a list while a request is served, None otherwise.
+# gunicorn's sync worker (and Django's test client) close the response, firing `request_finished`, once the
+# client holds all of it; the worker then renders before it accepts its next connection.
+_deferred = threading.local()
+
+
+def _after_response(render: Callable[[], object]) -> bool:
+    """Run `render` once the current request's response has been sent; False outside a request."""
+    renders = getattr(_deferred, "renders", None)
+    if renders is None:
+        return False
+    renders.append(render)
+    return True
+
+
+def _request_started(**kwargs) -> None:
+    _deferred.renders = []
+
+
+def _request_finished(**kwargs) -> None:
+    renders, _deferred.renders = getattr(_deferred, "renders", None), None
+    for render in renders or ():
+        try:
+            render()
+        except Exception:  # the reader has been answered; the next one renders the page again
+            logger.exception("rendering a page after its response failed")
+
+
+request_started.connect(_request_started, dispatch_uid="dawnboard-page-cache-started")
+request_finished.connect(_request_finished, dispatch_uid="dawnboard-page-cache-finished")
 
 
 def cached_value(*, kind: str, parameters: dict, compute: Callable[[], T], task_slug: str | None = None) -> T:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from urllib.parse import urlencode
 
 from django.core.paginator import Paginator
@@ -10,20 +9,18 @@ from django.http import Http404, HttpResponse, HttpResponseForbidden, StreamingH
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.utils.cache import patch_cache_control
+from django.utils.safestring import mark_safe
 
 from dawnboard.errors import ERROR_DESCRIPTIONS, WARNING_DESCRIPTIONS, needs_attention
 from dawnboard.metrics import (
-    INFERENCE_COST,
     INFERENCE_LATENCY,
     LEADERBOARD_METRICS,
-    TRAINING_COST,
     TRAINING_TIME,
     LeaderboardMetric,
 )
 from dawnboard.rules import Track
 from dawnboard.scoring import hours_of
 from leaderboard import charts, selectors
-from leaderboard.analysis import pareto_front, record_progression
 from leaderboard.export import EXPORT_COLUMNS, csv_lines, export_record, json_document_lines
 from leaderboard.forms import AsOfForm, BoardForm, CompareForm, TaskPageForm
 from leaderboard.models import Entry, SubmittedFile, TaskVersion
@@ -122,7 +119,7 @@ def entry_detail(request, pk: int):
         "version": version,
         "files": list(entry.submission.files.all()),
         "curve": list(entry.curve.all()),
-        "figure": _figure_data(figure),
+        "figure": _figure_json(figure),
         "claims": _claims(entry),
         "warnings": _warnings(entry),
         "board_url": _board_url(version.task.slug, TRAINING_TIME if entry.is_training else INFERENCE_LATENCY),
@@ -137,7 +134,7 @@ def entry_detail(request, pk: int):
         "reproduce_commands": selectors.reproduction_commands(entry),
         "reproductions": selectors.entry_reproductions(entry) if entry.is_training else [],
         "latency": latency,
-        "latency_figure": _figure_data(latency_figure),
+        "latency_figure": _figure_json(latency_figure),
     }
     return render(request, "leaderboard/entry.html", context)
 
@@ -165,30 +162,24 @@ def entry_file(request, pk: int, role: str):
 def task_charts(request, slug: str):
     version = _current_version(slug)
     form = AsOfForm(request.GET)
-    frames = selectors.chart_frames(task_slug=slug, as_of=form.as_of_date())
-    sections = []
-    for name, metric, tradeoff in (
-        ("time-cost", TRAINING_COST.slug, charts.TIME_AGAINST_COST),
-        ("latency-cost", INFERENCE_COST.slug, charts.LATENCY_AGAINST_COST),
-    ):
-        frame = frames[metric].dropna(subset=[tradeoff.x, tradeoff.y])
-        if not frame.empty:
-            front = frame[pareto_front(frame, x=tradeoff.x, y=tradeoff.y)].sort_values(tradeoff.x)
-            figure = _figure_data(charts.tradeoff_figure(frame, tradeoff))
-            sections.append({"name": name, "figure": figure, "front": front.to_dict("records")})
-    records = []
-    for metric_slug, metric in LEADERBOARD_METRICS.items():
-        if frames[metric_slug].empty:
-            continue
-        progression = record_progression(frames[metric_slug], value="value", date="date")
-        figure = charts.record_figure(progression, metric=metric)
-        records.append(
-            {
-                "metric": metric,
-                "figure": _figure_data(figure),
-                "records": progression[progression["is_record"]].to_dict("records"),
-            }
-        )
+    board = selectors.board_charts(task_slug=slug, as_of=form.as_of_date())
+    sections = [
+        {
+            "name": points.tradeoff.slug,
+            "figure": _figure_json(charts.tradeoff_figure(points.entries, points.tradeoff)),
+            "front": points.front.to_dict("records"),
+            "thinning": charts.thinning_note(drawn=points.drawn_count, entries=len(points.entries)),
+        }
+        for points in board.tradeoffs
+    ]
+    records = [
+        {
+            "metric": progression.metric,
+            "figure": _figure_json(charts.record_figure(progression.steps, metric=progression.metric)),
+            "records": progression.records.to_dict("records"),
+        }
+        for progression in board.records
+    ]
     context = {"version": version, "task": version.task, "form": form, "sections": sections, "records": records}
     return render(request, "leaderboard/charts.html", context)
 
@@ -216,7 +207,7 @@ def compare(request):
         "entries": entries,
         "problems": problems,
         "max_entries": CompareForm.MAX_ENTRIES,
-        "figure": _figure_data(figure),
+        "figure": _figure_json(figure),
         "rows": _comparison_rows(entries),
     }
     return render(request, "leaderboard/compare.html", context)
@@ -318,9 +309,10 @@ def _comparison_rows(entries: list[Entry]) -> list[dict]:
     ]
 
 
-def _figure_data(figure) -> dict | None:
-    """A figure as plain JSON data, for `json_script` (which escapes it for a <script> element)."""
-    return None if figure is None else json.loads(figure.to_json())
+def _figure_json(figure: charts.Figure | None) -> str | None:
+    """A figure as the JSON text of its `<script type="application/json">` element: written once, escaped for
+    the element by `charts.figure_json`, so the template puts it in as it is."""
+    return None if figure is None else mark_safe(charts.figure_json(figure))
 
 
 def _query_without(request, *names: str) -> str:

@@ -18,6 +18,7 @@ from bench.soak.payloads import Logical, batch
 from bench.soak.stack import Stack
 
 BURST_SUBMISSIONS, BURST_CLIENTS = 60, 4
+LOADED_ROUNDS = 3  # quiet and loaded runs of each read, in turn
 LOCK_SAMPLE_SECONDS = 0.01
 JUDGING_TIMEOUT_SECONDS = 180
 # A session of the bench's database waiting on a lock, as either view tells it.
@@ -95,21 +96,26 @@ class LockSampler(threading.Thread):
 
 
 def while_submitting(stack: Stack, path: str, run_id: str, *, seconds: float) -> LoadedResult:
-    """The read quiet, then while a submission is posted (and soon judged) each second; then the queue drains and
-    the server settles, so that the next read's quiet run is quiet. The quiet run starts warm: the last read's
-    submissions retired the cached copy, and its first render is no part of a quiet board."""
-    client.get(stack.base_url, path)
-    quiet = settle.wrk_run(stack, path, seconds=seconds)
-    phase = f"steady-{uuid.uuid4().hex[:6]}"
-    logicals = batch(run_id, phase, math.ceil(seconds) + 2, clients=len(stack.tokens), invalid_share=0)
-    submitter = SteadySubmitter(stack, logicals)
-    submitter.start()
-    try:
-        loaded = wrk.run(stack.base_url, path, seconds=seconds, workdir=stack.workdir)
-    finally:
-        sent = submitter.stop()
-    accepted = accepted_count(stack, sent)
-    settle.wait_until_idle(stack)
+    """The read quiet, then while a submission is posted (and soon judged) each second, in turn LOADED_ROUNDS
+    times. After each loaded run the queue drains and the server settles, so that the next quiet run is quiet,
+    and the page is rendered again: the submissions retired the cached copy, and its render is no part of a
+    quiet board."""
+    quiet, loaded, accepted = [], [], 0
+    for _ in range(LOADED_ROUNDS):
+        for _ in range(2):  # the first may be served the previous copy, the page rendered after it
+            client.get(stack.base_url, path)
+        settle.wait_until_idle(stack)
+        quiet.append(settle.wrk_run(stack, path, seconds=seconds))
+        phase = f"steady-{uuid.uuid4().hex[:6]}"
+        logicals = batch(run_id, phase, math.ceil(seconds) + 2, clients=len(stack.tokens), invalid_share=0)
+        submitter = SteadySubmitter(stack, logicals)
+        submitter.start()
+        try:
+            loaded.append(wrk.run(stack.base_url, path, seconds=seconds, workdir=stack.workdir))
+        finally:
+            sent = submitter.stop()
+        accepted += accepted_count(stack, sent)
+        settle.wait_until_idle(stack)
     return LoadedResult(path, quiet, loaded, accepted)
 
 

@@ -112,6 +112,9 @@ TEMPLATES = [
 DATABASES = {"default": env.db("DATABASE_URL", default=f"sqlite:///{BASE_DIR / 'db.sqlite3'}")}
 DATABASES["default"]["ATOMIC_REQUESTS"] = False
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+# The charts page's covering index (leaderboard.Entry) is PostgreSQL's; SQLite builds it without its included
+# columns, which only makes it slower there, and says so at every migrate.
+SILENCED_SYSTEM_CHECKS = ["models.W040"] if DATABASES["default"]["ENGINE"].endswith("sqlite3") else []
 
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
@@ -133,6 +136,9 @@ CACHES = {"default": env.cache("CACHE_URL", default="locmemcache://dawnboard")}
 if CACHES["default"]["BACKEND"] == "django.core.cache.backends.redis.RedisCache":
     CACHES["default"]["BACKEND"] = "config.redis_cache.RedisCache"  # the same, without a client per call
 PAGE_CACHE_SECONDS = env.int("PAGE_CACHE_SECONDS", default=600)
+# A reader who finds the board changed is served the previous copy of the page if it is this recent, and the
+# new one is rendered after that response: no reader waits on a render (0: that reader waits for it).
+PAGE_CACHE_STALE_SECONDS = env.int("PAGE_CACHE_STALE_SECONDS", default=10)
 
 # Uploads: a training log can be tens of MB; past this it is refused with `file_too_large`.
 SUBMISSION_MAX_FILE_BYTES = env.int("SUBMISSION_MAX_FILE_BYTES", default=64 * 1024 * 1024)

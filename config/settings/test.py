@@ -20,6 +20,7 @@ LOGGING = {"version": 1, "disable_existing_loggers": False}
 WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True
 PAGE_CACHE_SECONDS = 0  # tests see every page rendered; tests of the cache turn it on themselves
+PAGE_CACHE_STALE_SECONDS = 0  # a change shows on the next read; tests of rendering after the response set it
 # No test meets a throttle unless it sets a rate itself (tests/leaderboard/api/test_throttling.py).
 REST_FRAMEWORK = {
     **REST_FRAMEWORK,

@@ -18,13 +18,13 @@ from leaderboard.selectors.boards import (
     board_rows_of,
     board_rows_ranked,
     board_value_field,
-    chart_frames,
     home_boards,
     leaderboard,
     leaderboard_entries,
     task_frameworks,
 )
 from leaderboard.selectors.catalog import current_task_versions, task_catalog
+from leaderboard.selectors.charts import BoardCharts, RecordPoints, TradeoffPoints, board_charts
 from leaderboard.selectors.entries import (
     BIG_ENTRY_COLUMNS,
     LATENCY_PERCENTILES,
@@ -57,6 +57,7 @@ __all__ = [
     "PRIVATE_ENTRY_FIELDS",
     "ROW_FIELDS",
     "SORTABLE_COLUMNS",
+    "BoardCharts",
     "BoardRow",
     "BoardRows",
     "BoardView",
@@ -64,8 +65,11 @@ __all__ = [
     "EntryRank",
     "LatencyDistribution",
     "LatencyStat",
+    "RecordPoints",
+    "TradeoffPoints",
     "UnknownLeaderboard",
     "author_email_visible",
+    "board_charts",
     "board_page_rows",
     "board_row",
     "board_rows",
@@ -73,7 +77,6 @@ __all__ = [
     "board_rows_of",
     "board_rows_ranked",
     "board_value_field",
-    "chart_frames",
     "current_task_versions",
     "entries_for_comparison",
     "entries_list",

@@ -7,7 +7,6 @@ import datetime
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-import pandas as pd
 from django.db import connection
 from django.db.models import F, QuerySet, Window
 from django.db.models.functions import RowNumber
@@ -19,8 +18,6 @@ from dawnboard.metrics import (
     LeaderboardMetric,
     time_metric_of,
 )
-from dawnboard.scoring import hours_of
-from leaderboard.charts import plotly_text
 from leaderboard.models import Entry, Task, TaskVersion
 from leaderboard.selectors.catalog import current_task_versions
 from leaderboard.selectors.entries import BIG_ENTRY_COLUMNS, priced_run
@@ -440,26 +437,3 @@ def task_frameworks(*, task_slug: str) -> list[str]:
     with connection.cursor() as cursor:
         cursor.execute(sql, [accepted, task_slug, accepted, task_slug, FRAMEWORK_SUGGESTIONS])
         return [name for (name,) in cursor.fetchall()]
-
-
-def chart_frames(*, task_slug: str, as_of: datetime.date | None = None) -> dict[str, pd.DataFrame]:
-    """Per metric, the board's entries as a frame for the charts page.
-
-    Columns: id, model, author, hardware, date, value (in the board's unit), label (for hover text,
-    escaped), hours, cost_usd, latency_ms, cost_usd_per_10k (absent figures are NaN).
-    """
-    fields = ("id", "model", "author", "hardware", "date", "time_to_accuracy_seconds", "training_cost_usd")
-    fields += ("latency_ms", "inference_cost_usd_per_10k")
-    frames = {}
-    for slug, metric in LEADERBOARD_METRICS.items():
-        rows = list(leaderboard_entries(task_slug=task_slug, metric_slug=slug, as_of=as_of).values(*fields))
-        frame = pd.DataFrame(rows, columns=list(fields))
-        labels = frame["model"] + " (" + frame["author"] + ", " + frame["hardware"] + ")"
-        frames[slug] = frame.assign(
-            value=pd.to_numeric(frame[metric.field], errors="coerce").astype(float),
-            label=labels.map(plotly_text),
-            hours=hours_of(pd.to_numeric(frame["time_to_accuracy_seconds"], errors="coerce")),
-            cost_usd=pd.to_numeric(frame["training_cost_usd"], errors="coerce").astype(float),
-            cost_usd_per_10k=pd.to_numeric(frame["inference_cost_usd_per_10k"], errors="coerce").astype(float),
-        )
-    return frames

@@ -1,6 +1,6 @@
-// Draws every chart on the page from the JSON that `json_script` embedded next to it. Loaded with `defer`
-// after the plotly bundle, so the page's text and tables are painted first; without JavaScript each chart's
-// table alternative stays the chart.
+// Draws every chart on the page from the figure JSON embedded next to it in a <script type="application/json">.
+// Loaded with `defer` after the plotly bundle, so the page's text and tables are painted first; without
+// JavaScript each chart's table alternative stays the chart.
 (function () {
   function draw() {
     if (typeof Plotly === "undefined") { return; }

@@ -1,33 +1,45 @@
-"""The figures, checked on their `to_dict()`: the data plotted, the threshold, the Pareto front, and what a
-reader sees: hover text and ticks written by `leaderboard.display`, log ticks a reader can place, a date axis
-that makes sense for one point, stars the colour of their curve."""
+"""The figures, checked on the dicts plotly.js draws: the data plotted, the threshold, the Pareto front, and what
+a reader sees: hover text and ticks written by `leaderboard.display`, log ticks a reader can place, a date axis
+that makes sense for one point, stars the colour of their curve; and the JSON text a page embeds them as."""
 
 import datetime
+import json
 import math
 
+import numpy as np
 import pandas as pd
 import pytest
 
 from dawnboard.metrics import INFERENCE_LATENCY, TRAINING_COST, TRAINING_TIME
 from leaderboard import display
-from leaderboard.analysis import record_progression
+from leaderboard.analysis import pareto_front, record_progression
 from leaderboard.charts import (
     LATENCY_AGAINST_COST,
+    MERGE_PX,
     TIME_AGAINST_COST,
     Curve,
     curve_figure,
     date_range,
     duration_log_ticks,
+    figure_json,
     latency_histogram_figure,
     log_ticks,
     plotly_text,
     record_figure,
+    scatter_cells,
+    thinning_note,
     tradeoff_figure,
+    with_drawn_points,
 )
 
 
-def traces(figure) -> dict[str, dict]:
-    return {trace["name"]: trace for trace in figure.to_dict()["data"]}
+def traces(figure: dict) -> dict[str, dict]:
+    return {trace["name"]: trace for trace in figure["data"]}
+
+
+def tradeoff(entries: pd.DataFrame, kind=TIME_AGAINST_COST) -> dict:
+    """The tradeoff figure of a few entries, every one of them drawn."""
+    return tradeoff_figure(with_drawn_points(entries, kind), kind)
 
 
 def test_curve_figure_plots_the_curve_the_crossing_and_the_threshold():
@@ -35,7 +47,7 @@ def test_curve_figure_plots_the_curve_the_crossing_and_the_threshold():
         name="run", hours=[0.1, 0.2, 0.3], metric=[80.0, 94.2, 95.0], crossing_hours=0.2, crossing_metric=94.2
     )
 
-    figure = curve_figure([curve], threshold=94.0, metric_label="top-1 (%)").to_dict()
+    figure = curve_figure([curve], threshold=94.0, metric_label="top-1 (%)")
 
     plotted = {trace["name"]: trace for trace in figure["data"]}
     assert list(plotted["run"]["x"]) == pytest.approx([360.0, 720.0, 1080.0])  # seconds, ticked as h:mm:ss
@@ -47,17 +59,21 @@ def test_curve_figure_plots_the_curve_the_crossing_and_the_threshold():
 def test_curve_figure_overlays_several_curves():
     curves = [Curve(name=name, hours=[1.0], metric=[90.0]) for name in ("a", "b", "c")]
 
-    names = [trace["name"] for trace in curve_figure(curves, threshold=94.0, metric_label="m").to_dict()["data"]]
+    names = [trace["name"] for trace in curve_figure(curves, threshold=94.0, metric_label="m")["data"]]
 
     assert names == ["a", "b", "c"]
 
 
 def test_time_cost_figure_joins_the_pareto_front_in_time_order():
     entries = pd.DataFrame(
-        {"hours": [2.0, 1.0, 3.0], "cost_usd": [1.0, 5.0, 9.0], "label": ["cheap", "fast", "dominated"]}
+        {
+            "time_to_accuracy_seconds": [7200.0, 3600.0, 10800.0],
+            "training_cost_usd": [1.0, 5.0, 9.0],
+            "label": ["cheap", "fast", "dominated"],
+        }
     )
 
-    plotted = traces(tradeoff_figure(entries, TIME_AGAINST_COST))
+    plotted = traces(tradeoff(entries))
 
     assert len(plotted["entries"]["x"]) == 3
     assert [text.split("<br>")[0] for text in plotted["Pareto front"]["hovertext"]] == ["fast", "cheap"]
@@ -65,10 +81,11 @@ def test_time_cost_figure_joins_the_pareto_front_in_time_order():
 
 
 def test_latency_cost_figure_plots_every_entry_and_the_front():
-    entries = pd.DataFrame({"latency_ms": [1.0, 2.0], "cost_usd_per_10k": [2.0, 1.0], "label": ["a", "b"]})
+    entries = pd.DataFrame({"latency_ms": [1.0, 2.0], "inference_cost_usd_per_10k": [2.0, 1.0], "label": ["a", "b"]})
 
-    plotted = traces(tradeoff_figure(entries, LATENCY_AGAINST_COST))
+    plotted = traces(tradeoff(entries, LATENCY_AGAINST_COST))
 
+    assert len(plotted["entries"]["x"]) == 2
     assert [text.split("<br>")[0] for text in plotted["Pareto front"]["hovertext"]] == ["a", "b"]
 
 
@@ -95,9 +112,7 @@ def test_plotly_text_escapes_markup_in_user_text():
 
 
 def test_latency_histogram_figure_draws_each_bin_as_wide_as_it_is_and_the_percentiles():
-    figure = latency_histogram_figure(
-        [0.0, 0.1, 0.3], [5, 2], percentiles_ms={"p50": 0.05, "p90": 0.2, "p99": None}
-    ).to_dict()
+    figure = latency_histogram_figure([0.0, 0.1, 0.3], [5, 2], percentiles_ms={"p50": 0.05, "p90": 0.2, "p99": None})
 
     bars = figure["data"][0]
     assert list(bars["x"]) == pytest.approx([0.05, 0.2])
@@ -111,7 +126,7 @@ def test_curve_hover_text_and_ticks_follow_the_display_rules():
         name="run", hours=[0.01, 0.0437], metric=[80.0, 94.123], crossing_hours=0.0437, crossing_metric=94.123
     )
 
-    figure = curve_figure([curve], threshold=94.0, metric_label="top-1 (%)").to_dict()
+    figure = curve_figure([curve], threshold=94.0, metric_label="top-1 (%)")
 
     plotted = {trace["name"]: trace for trace in figure["data"]}
     assert list(plotted["run"]["hovertext"]) == [
@@ -128,7 +143,7 @@ def test_curve_hover_text_and_ticks_follow_the_display_rules():
 def test_a_fraction_task_writes_its_quality_as_a_fraction():
     curve = Curve(name="run", hours=[1.0], metric=[0.91213])
 
-    figure = curve_figure([curve], threshold=0.75, metric_label="F1").to_dict()
+    figure = curve_figure([curve], threshold=0.75, metric_label="F1")
 
     assert figure["data"][0]["hovertext"][0].endswith("· 0.9121")
     assert figure["layout"]["annotations"][0]["text"] == "threshold 0.7500"
@@ -179,9 +194,11 @@ def test_time_ticks_on_a_log_axis_are_round_durations_in_h_mm_ss():
 
 
 def test_time_cost_figure_hover_text_uses_the_tables_formats():
-    entries = pd.DataFrame({"hours": [2.5, 0.75], "cost_usd": [14.4245778144, 31.0], "label": ["a", "b"]})
+    entries = pd.DataFrame(
+        {"time_to_accuracy_seconds": [9000.0, 2700.0], "training_cost_usd": [14.4245778144, 31.0], "label": ["a", "b"]}
+    )
 
-    figure = tradeoff_figure(entries, TIME_AGAINST_COST).to_dict()
+    figure = tradeoff(entries)
 
     hover = list(traces_of(figure)["entries"]["hovertext"])
     assert hover == ["a<br>2:30:00 · $14.42", "b<br>0:45:00 · $31.00"]
@@ -191,9 +208,9 @@ def test_time_cost_figure_hover_text_uses_the_tables_formats():
 
 
 def test_latency_cost_figure_writes_latency_in_ms_to_three_figures():
-    entries = pd.DataFrame({"latency_ms": [0.07393], "cost_usd_per_10k": [0.004376389], "label": ["a"]})
+    entries = pd.DataFrame({"latency_ms": [0.07393], "inference_cost_usd_per_10k": [0.004376389], "label": ["a"]})
 
-    figure = tradeoff_figure(entries, LATENCY_AGAINST_COST).to_dict()
+    figure = tradeoff(entries, LATENCY_AGAINST_COST)
 
     assert traces_of(figure)["entries"]["hovertext"][0] == "a<br>0.0739\u00a0ms · $0.004376"
 
@@ -201,7 +218,7 @@ def test_latency_cost_figure_writes_latency_in_ms_to_three_figures():
 def test_a_record_chart_of_one_point_pads_its_dates_by_a_month():
     entries = pd.DataFrame({"date": [datetime.date(2020, 3, 17)], "value": [14.42], "label": ["only"]})
 
-    figure = record_figure(record_progression(entries, value="value", date="date"), metric=TRAINING_COST).to_dict()
+    figure = record_figure(record_progression(entries, value="value", date="date"), metric=TRAINING_COST)
 
     assert figure["layout"]["xaxis"]["range"] == ["2020-02-16", "2020-04-16"]
     assert traces_of(figure)["new record"]["hovertext"][0] == "only<br>2020-03-17 · $14.42"
@@ -221,11 +238,11 @@ def test_record_latency_chart_writes_milliseconds():
     figure = record_figure(record_progression(entries, value="value", date="date"), metric=INFERENCE_LATENCY)
 
     assert traces(figure)["new record"]["hovertext"][0] == "x<br>2020-01-01 · 0.0739\u00a0ms"
-    assert figure.to_dict()["layout"]["yaxis"]["title"]["text"] == "latency (ms per item)"
+    assert figure["layout"]["yaxis"]["title"]["text"] == "latency (ms per item)"
 
 
 def test_histogram_hover_and_percentile_labels_use_milliseconds_to_three_figures():
-    figure = latency_histogram_figure([0.05, 0.07393, 0.1], [3, 1200], percentiles_ms={"p50": 0.0739321}).to_dict()
+    figure = latency_histogram_figure([0.05, 0.07393, 0.1], [3, 1200], percentiles_ms={"p50": 0.0739321})
 
     assert figure["data"][0]["hovertext"][1] == "0.0739\u00a0ms to 0.100\u00a0ms: 1,200 items"
     assert figure["layout"]["annotations"][0]["text"] == "p50 0.0739\u00a0ms"
@@ -233,3 +250,89 @@ def test_histogram_hover_and_percentile_labels_use_milliseconds_to_three_figures
 
 def traces_of(figure: dict) -> dict[str, dict]:
     return {trace["name"]: trace for trace in figure["data"]}
+
+
+def test_figure_json_escapes_markup_as_json_script_does_and_reads_back_the_same():
+    figure = {"data": [{"hovertext": ["</script><!-- a & b >"], "x": [0.004376]}], "layout": {"title": {"text": "t"}}}
+
+    text = figure_json(figure)
+
+    assert "<" not in text and ">" not in text and "&" not in text
+    assert "\\u003C/script\\u003E" in text
+    assert json.loads(text) == figure
+
+
+def random_board(count: int, *, seed: int) -> pd.DataFrame:
+    """`count` training entries spread as DAWNBench's are (log-normal times, nine hourly prices), dated over
+    seven years; seeded, so a failure can be replayed."""
+    rng = np.random.default_rng(seed)
+    seconds = np.exp(rng.normal(8, 1.5, count))
+    usd_per_hour = rng.choice([0.73, 0.9, 1.6, 3.06, 3.67, 6.5, 24.48, 27.2, 32.0], count)
+    ids = np.arange(1, count + 1)
+    return pd.DataFrame(
+        {
+            "id": ids,
+            "time_to_accuracy_seconds": seconds,
+            "training_cost_usd": seconds / 3600 * usd_per_hour * np.exp(rng.normal(0, 0.1, count)),
+            "date": np.datetime64("2017-10-01") + rng.integers(0, 2600, count).astype("timedelta64[D]"),
+            "label": [f"entry {entry_id}" for entry_id in ids],
+        }
+    )
+
+
+def hover_labels(trace: dict) -> list[str]:
+    return [text.split("<br>")[0] for text in trace["hovertext"]]
+
+
+def test_a_thinned_scatter_draws_every_pareto_point_and_far_fewer_points():
+    board = random_board(50_000, seed=12)
+    front = board[pareto_front(board, x=TIME_AGAINST_COST.x, y=TIME_AGAINST_COST.y)]
+
+    plotted = traces(tradeoff(board))
+
+    assert set(front["label"]) <= set(hover_labels(plotted["entries"]))
+    in_time_order = front.sort_values(TIME_AGAINST_COST.x)["label"].tolist()
+    assert hover_labels(plotted["Pareto front"]) == in_time_order
+    assert len(plotted["entries"]["x"]) < len(board) / 10
+
+
+def test_a_thinned_scatter_draws_one_point_per_occupied_cell_besides_the_pareto_points():
+    marked = with_drawn_points(random_board(50_000, seed=13), TIME_AGAINST_COST)
+    cells = scatter_cells(marked, TIME_AGAINST_COST)
+    drawn, on_front = marked["drawn"].to_numpy(), marked["on_front"].to_numpy()
+
+    others = cells[drawn & ~on_front]
+
+    assert len(set(others)) == len(others)  # no two drawn non-Pareto points share a cell
+    assert not set(others) & set(cells[on_front])  # nor one with a Pareto point
+    assert set(cells[drawn]) == set(cells)  # and no occupied cell is left empty
+
+
+def test_the_points_drawn_do_not_depend_on_the_order_of_the_entries():
+    board = random_board(20_000, seed=14)
+    shuffled = board.sample(frac=1, random_state=1)
+
+    first = with_drawn_points(board, TIME_AGAINST_COST)
+    second = with_drawn_points(shuffled, TIME_AGAINST_COST)
+
+    assert set(first.loc[first["drawn"], "id"]) == set(second.loc[second["drawn"], "id"])
+
+
+def test_a_record_chart_of_50000_entries_draws_every_record_and_only_them():
+    board = random_board(50_000, seed=15).assign(value=lambda frame: frame["training_cost_usd"])
+    progression = record_progression(board, value="value", date="date")
+    records = progression[progression["is_record"]]
+
+    plotted = traces(record_figure(progression, metric=TRAINING_COST))
+
+    assert hover_labels(plotted["new record"]) == records["label"].tolist()
+    assert len(plotted["best so far"]["x"]) <= len(records) + 1  # and the last date, to carry the line there
+    assert len(records) < 100
+
+
+def test_the_thinning_note_says_how_many_entries_are_drawn_of_how_many():
+    assert thinning_note(drawn=2431, entries=60000) == (
+        f"2,431 of 60,000 entries drawn: entries that would overlap within one {MERGE_PX} px square are drawn as "
+        "one, and every Pareto point is drawn."
+    )
+    assert thinning_note(drawn=12, entries=12) == "Every entry is drawn."

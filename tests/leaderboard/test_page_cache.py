@@ -4,16 +4,26 @@ Generations move after the change commits; the tests run inside a transaction th
 change is made under `committed()`, which runs the on-commit callbacks as a commit would.
 """
 
+import time
+from contextlib import contextmanager
 from decimal import Decimal
 
 import pytest
 from django.core.cache import cache
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.core.signals import request_finished, request_started
 from django.db import transaction
 from django.test import TestCase
 
 from leaderboard.models import Entry
-from leaderboard.page_cache import GENERATIONS_KEY, board_generations, cache_key, generations_publish
+from leaderboard.page_cache import (
+    GENERATIONS_KEY,
+    board_generations,
+    boards_changed,
+    cache_key,
+    cached_value,
+    generations_publish,
+)
 from leaderboard.services import catalog_reload
 from pricing.models import PriceQuote
 from tests.factories import entry_bytes, training_log
@@ -352,3 +362,103 @@ def test_a_copy_written_out_of_order_is_corrected_by_its_writer(api_client, monk
     generations_publish()
 
     assert cache.get(GENERATIONS_KEY) == newer
+
+
+# --- the previous copy served, the new one rendered after the response -------------------------------------------
+
+
+@contextmanager
+def a_request():
+    """What a request's life signals around a view: its start, and its end once the response has been sent."""
+    request_started.send(sender=None)
+    yield
+    request_finished.send(sender=None)
+
+
+def value_of(compute, *, parameters=None) -> str:
+    return cached_value(kind="test", parameters=parameters or {}, compute=compute, task_slug="cifar10")
+
+
+def computed(text: str, calls: list):
+    def compute():
+        calls.append(text)
+        return text
+
+    return compute
+
+
+@pytest.fixture
+def stale_seconds(settings):
+    settings.PAGE_CACHE_STALE_SECONDS = 10
+
+
+def board_change():
+    with committed():
+        boards_changed("cifar10")
+
+
+def test_a_recent_copy_is_served_and_the_new_value_computed_after_the_response(stale_seconds):
+    calls = []
+    with a_request():
+        value_of(computed("old", calls))
+    board_change()
+
+    with a_request():
+        assert value_of(computed("new", calls)) == "old"
+        assert calls == ["old"]  # nothing computed while this reader waits
+    assert calls == ["old", "new"]  # computed once the response went
+    with a_request():
+        assert value_of(computed("newer", calls)) == "new"
+    assert calls == ["old", "new"]
+
+
+def test_a_copy_older_than_the_stale_seconds_is_not_served(stale_seconds, monkeypatch):
+    calls = []
+    with a_request():
+        value_of(computed("old", calls))
+    board_change()
+    later = time.time() + 11
+    monkeypatch.setattr("leaderboard.page_cache.time.time", lambda: later)
+
+    with a_request():
+        assert value_of(computed("new", calls)) == "new"
+
+
+def test_outside_a_request_the_new_value_is_computed_at_once(stale_seconds):
+    calls = []
+    value_of(computed("old", calls))
+    board_change()
+
+    assert value_of(computed("new", calls)) == "new"
+
+
+def test_a_render_after_the_response_that_fails_is_logged_and_the_next_reader_renders_again(stale_seconds, caplog):
+    calls = []
+    with a_request():
+        value_of(computed("old", calls))
+    board_change()
+
+    def broken():
+        raise RuntimeError("the database went away")
+
+    with a_request():
+        assert value_of(broken) == "old"
+    assert "rendering a page after its response failed" in caplog.text
+    with a_request():
+        assert value_of(computed("new", calls)) == "old"  # the lock was given up: this reader renders it
+    assert calls == ["old", "new"]
+
+
+def test_a_reader_is_served_the_previous_page_and_the_next_one_the_new_page_without_a_query(
+    client, api_client, stale_seconds, django_assert_num_queries
+):
+    post(api_client, model="first-model")
+    client.get("/tasks/cifar10/")
+    post(api_client, model="second-model")
+
+    stale = client.get("/tasks/cifar10/").content  # the test client closes the response, as gunicorn does
+    with django_assert_num_queries(0):
+        fresh = client.get("/tasks/cifar10/").content
+
+    assert b"first-model" in stale and b"second-model" not in stale
+    assert b"second-model" in fresh
