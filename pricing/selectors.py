@@ -41,7 +41,12 @@ POLICY_QUOTES = {
 def known_instances() -> list[KnownInstance]:
     return [
         KnownInstance(
-            provider=i.provider.slug, name=i.name, accelerator=i.accelerator, accelerator_count=i.accelerator_count
+            provider=i.provider.slug,
+            name=i.name,
+            accelerator=i.accelerator,
+            accelerator_count=i.accelerator_count,
+            vcpus=i.vcpus,
+            memory_gib=i.memory_gib,
         )
         for i in InstanceType.objects.select_related("provider")
     ]

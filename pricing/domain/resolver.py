@@ -1,8 +1,11 @@
 """Map an entry's free-text `hardware` to a catalog instance type and a count, or say why not.
 
-It never guesses: an instance is matched only when the text names it (e.g. `[p2.xlarge]`,
-`g3.4xlarge`, `16 ecs.gn6e-c12g1.24xlarge`), the name is unique (or a provider named in the text
-settles it), and any accelerator the text names is the one that instance carries.
+It never guesses. An instance is matched when the text names it (e.g. `[p2.xlarge]`, `g3.4xlarge`,
+`16 ecs.gn6e-c12g1.24xlarge`), the name is unique (or a provider named in the text settles it), and any
+accelerator the text names is the one that instance carries. A text that names no instance is matched by its
+shape only when it names a provider and its accelerators (`Lambda GPU Cloud - 4x GTX 1080 Ti`), every vCPU and
+GB figure it gives is the instance's, and exactly one instance of that provider in the catalog has that shape.
+A refusal says what is missing: the provider, a part, or prices (a provider that publishes none).
 """
 
 from __future__ import annotations
@@ -21,7 +24,13 @@ PROVIDER_HINTS = {
     "paperspace": ("paperspace",),
     "lambda": ("lambda",),
 }
-ACCELERATOR_WORDS = ("K80", "M60", "P100", "V100", "T4", "A10G", "A100", "H100", "H200", "L4", "P4")
+# Providers that publish no price list: an entry on their machines cannot be checked, and says why.
+NO_PUBLIC_PRICES = {
+    "Huawei Cloud": ("huawei",),
+    "Kakao Brain BrainCloud": ("kakao", "braincloud"),
+}
+ACCELERATOR_WORDS = ("K80", "M60", "P100", "V100", "T4", "A10G", "A100", "H100", "H200", "L4", "P4", "GTX 1080 Ti")
+VOLTA = re.compile(r"\bvolta\b", re.IGNORECASE)
 TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9]")
 
 
@@ -31,6 +40,8 @@ class KnownInstance:
     name: str
     accelerator: str
     accelerator_count: int
+    vcpus: int = 0
+    memory_gib: float = 0
 
 
 @dataclass(frozen=True)
@@ -52,12 +63,15 @@ def resolve_hardware(text: str, known: Iterable[KnownInstance]) -> Resolution:
     for instance in known:
         by_name.setdefault(instance.name.lower(), []).append(instance)
     named = {}
+    accelerator_names = {word.lower() for word in ACCELERATOR_WORDS}
     for match in TOKEN.finditer(text):
+        if match.group().lower() in accelerator_names:  # 'V100' names a GPU, even where an instance is so called
+            continue
         candidates = by_name.get(match.group().lower().rstrip("."))
         if candidates:
             named.setdefault(match.group().lower(), (candidates, match.start()))
     if not named:
-        return _refused("the text names no instance type in the price catalog")
+        return _by_shape(text, list(by_name.values()))
     if len(named) > 1:
         return _refused(f"the text names several instance types ({', '.join(sorted(named))})")
     ((candidates, position),) = named.values()
@@ -76,6 +90,66 @@ def resolve_hardware(text: str, known: Iterable[KnownInstance]) -> Resolution:
     count = _count_before(text, position)
     reason = f"names {instance.provider} {instance.name}" + (f" x {count}" if count > 1 else "")
     return Resolution(provider=instance.provider, instance=instance.name, count=count, reason=reason)
+
+
+def _by_shape(text: str, instances: list[list[KnownInstance]]) -> Resolution:
+    """The one instance of the provider the text names with the accelerators, vCPUs and GB it gives; or why not."""
+    for name, hints in NO_PUBLIC_PRICES.items():
+        if any(hint in text.lower() for hint in hints):
+            return _refused(f"the text names no instance type in the price catalog: {name} publishes no prices")
+    providers = [provider for provider in PROVIDER_HINTS if _mentions_provider(text, provider)]
+    if len(providers) != 1:
+        return _refused(
+            "the text names no instance type in the price catalog, and "
+            + ("no provider in the price catalog" if not providers else f"several providers ({', '.join(providers)})")
+        )
+    (provider,) = providers
+    accelerators = _accelerator_counts(text)
+    if not accelerators:
+        return _refused(f"the text names no instance type in the price catalog, and no accelerator of a {provider} one")
+    if len(accelerators) > 1:
+        return _refused(f"the text names several accelerators ({', '.join(sorted(accelerators))})")
+    ((accelerator, count),) = accelerators.items()
+    vcpus, memory = _figure(text, r"(?:v?CPUs?|vCPUs?)"), _figure(text, r"GB")
+    shaped = [
+        instance
+        for same_name in instances
+        for instance in same_name
+        if instance.provider == provider
+        and instance.accelerator.upper() == accelerator.upper()
+        and instance.accelerator_count == count
+        and vcpus in (None, instance.vcpus)
+        and memory in (None, instance.memory_gib)
+    ]
+    shape = f"{count} x {accelerator}"
+    shape += (f", {vcpus:g} vCPUs" if vcpus else "") + (f", {memory:g} GB" if memory else "")
+    if len(shaped) != 1:
+        found = "no" if not shaped else "several"
+        return _refused(f"the text names no instance type in the price catalog; {found} {provider} instance is {shape}")
+    instance = shaped[0]
+    reason = f"the only {provider} instance in the catalog that is {shape}: {instance.name}"
+    return Resolution(provider=provider, instance=instance.name, count=1, reason=reason)
+
+
+def _accelerator_counts(text: str) -> dict[str, int]:
+    """Each accelerator the text names, with the count written beside it ('4x GTX 1080 Ti', 'V100*1', '8 * V100',
+    'V100 * 4 GPU'), or 1; 'Volta' alone reads as a V100."""
+    counts = {}
+    for word in ACCELERATOR_WORDS:
+        pattern = re.escape(word).replace(r"\ ", r"\s+")
+        before, after = r"(?:(\d+)\s*[x×*]?\s*)?", r"(?:[-\w]*\s*[x×*]\s*(\d+))?"  # noqa: RUF001
+        found = re.search(rf"{before}(?<![A-Za-z0-9]){pattern}(?![A-Za-z0-9]){after}", text, re.IGNORECASE)
+        if found:
+            counts[word] = int(found.group(1) or found.group(2) or 1)
+    if not counts and VOLTA.search(text):
+        counts["V100"] = 1
+    return counts
+
+
+def _figure(text: str, unit: str) -> float | None:
+    """The number written before `unit` ('30 GB', '8 CPU'), if the text gives one."""
+    found = re.search(rf"(?<![\w.-])(\d+(?:\.\d+)?)\s*{unit}\b", text, re.IGNORECASE)  # not a GPU's '-16GB'
+    return float(found.group(1)) if found else None
 
 
 def _refused(reason: str) -> Resolution:

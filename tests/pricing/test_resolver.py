@@ -11,6 +11,8 @@ from pricing.domain.resolver import KnownInstance, resolve_hardware
 BUNDLED = Path(__file__).resolve().parents[2] / "pricing" / "data" / "prices.csv"
 SAMPLE = Path(__file__).resolve().parents[3] / "shared" / "dawnbench-sample"
 NO_INSTANCE = "names no instance type"
+NO_KAKAO_PRICES = "Kakao Brain BrainCloud publishes no prices"
+NO_PROVIDER = "names no instance type in the price catalog, and no provider in the price catalog"
 
 # Every distinct `hardware` of the sample: (provider, instance, count), or None and why not.
 EXPECTED = {
@@ -20,29 +22,32 @@ EXPECTED = {
     "8 * V100 (AWS p3.16xlarge)": ("aws", "p3.16xlarge", 1),
     "1 K80 / 61 GB / 4 CPU (Amazon EC2 [p2.xlarge])": ("aws", "p2.xlarge", 1),
     "60 GB / 16 CPU (Google Cloud [n1-standard-16])": ("gcp", "n1-standard-16", 1),
-    "1 K80 / 30 GB / 8 CPU (Google Cloud)": (None, NO_INSTANCE),  # a GPU on an unnamed VM
-    "1 P100 / 512 GB / 56 CPU (DAWN Internal Cluster)": (None, NO_INSTANCE),
-    "1 P100 / 128 GB / 16 CPU": (None, NO_INSTANCE),
-    "1 P100 / 384 GB / 48 CPU (x86_64 architecture machine)": (None, NO_INSTANCE),
-    "Baidu Cloud Tesla 8*V100-16GB/448 GB/96 CPU": (None, NO_INSTANCE),
-    "Baidu Cloud Tesla V100*1-16GB/56 GB/12 CPU": (None, NO_INSTANCE),
-    "Baidu Cloud Tesla V100*1/60 GB/12 CPU": (None, NO_INSTANCE),
-    "1 GPU (Nvidia GeForce GTX 1080 Ti)": (None, NO_INSTANCE),
-    "IBM AC922 + Nvidia Tesla V100 (Nimbix np9g1)": (None, NO_INSTANCE),
-    "IBM AC922 + 4 * Nvidia Tesla V100 (NCSA HAL)": (None, NO_INSTANCE),
-    "Tesla V100 * 8 GPU / 32 GB / 40 CPU": (None, NO_INSTANCE),
-    "Tesla V100 * 1 GPU / 488 GB / 56 CPU (Kakao Brain BrainCloud)": (None, NO_INSTANCE),
-    "Tesla V100 * 4 GPU / 488 GB / 56 CPU (Kakao Brain BrainCloud)": (None, NO_INSTANCE),
-    "Paperspace Volta (V100)": (None, NO_INSTANCE),
-    "Lambda GPU Cloud - 4x GTX 1080 Ti": (None, NO_INSTANCE),
-    "Huawei Cloud [pi2.2xlarge.4]": (None, NO_INSTANCE),  # no Huawei price was found to put in the catalog
+    "1 K80 / 30 GB / 8 CPU (Google Cloud)": (None, "no gcp instance is 1 x K80, 8 vCPUs, 30 GB"),  # by its parts
+    "1 P100 / 512 GB / 56 CPU (DAWN Internal Cluster)": (None, NO_PROVIDER),
+    "1 P100 / 128 GB / 16 CPU": (None, NO_PROVIDER),
+    "1 P100 / 384 GB / 48 CPU (x86_64 architecture machine)": (None, NO_PROVIDER),
+    "Baidu Cloud Tesla 8*V100-16GB/448 GB/96 CPU": (None, "no baidu instance is 8 x V100, 96 vCPUs, 448 GB"),
+    "Baidu Cloud Tesla V100*1-16GB/56 GB/12 CPU": (None, "no baidu instance is 1 x V100, 12 vCPUs, 56 GB"),
+    "Baidu Cloud Tesla V100*1/60 GB/12 CPU": (None, "no baidu instance is 1 x V100, 12 vCPUs, 60 GB"),
+    "1 GPU (Nvidia GeForce GTX 1080 Ti)": (None, NO_PROVIDER),
+    "IBM AC922 + Nvidia Tesla V100 (Nimbix np9g1)": (None, NO_PROVIDER),
+    "IBM AC922 + 4 * Nvidia Tesla V100 (NCSA HAL)": (None, NO_PROVIDER),
+    "Tesla V100 * 8 GPU / 32 GB / 40 CPU": (None, NO_PROVIDER),
+    "Tesla V100 * 1 GPU / 488 GB / 56 CPU (Kakao Brain BrainCloud)": (None, NO_KAKAO_PRICES),
+    "Tesla V100 * 4 GPU / 488 GB / 56 CPU (Kakao Brain BrainCloud)": (None, NO_KAKAO_PRICES),
+    "Paperspace Volta (V100)": ("paperspace", "V100", 1),  # the only Paperspace V100 in the catalog
+    "Lambda GPU Cloud - 4x GTX 1080 Ti": ("lambda", "gpu.4x", 1),  # the only Lambda 4 x GTX 1080 Ti
+    "Huawei Cloud [pi2.2xlarge.4]": (None, "Huawei Cloud publishes no prices"),
 }
 
 
 def bundled_instances() -> list[KnownInstance]:
     rows = parse_prices(BUNDLED.read_text(encoding="utf-8"))
     unique = {(row.provider, row.instance): row for row in rows}
-    return [KnownInstance(r.provider, r.instance, r.accelerator, r.accelerator_count) for r in unique.values()]
+    return [
+        KnownInstance(r.provider, r.instance, r.accelerator, r.accelerator_count, r.vcpus, r.memory_gib)
+        for r in unique.values()
+    ]
 
 
 def sample_hardware() -> set[str]:
@@ -76,7 +81,7 @@ def test_how_many_sample_entries_resolve():
 
     resolved = [entry for entry in entries if resolve_hardware(entry["hardware"], known).resolved]
 
-    assert (len(resolved), len(entries)) == (20, 52)
+    assert (len(resolved), len(entries)) == (22, 52)
 
 
 ALIBABA = [
@@ -120,3 +125,36 @@ def test_an_accelerator_the_instance_does_not_carry_is_refused():
     resolution = resolve_hardware("8 * A100 (AWS p3.16xlarge)", bundled_instances())
 
     assert not resolution.resolved and "carries V100" in resolution.reason
+
+
+SHAPED = [
+    KnownInstance("lambda", "gpu.4x", "GTX 1080 Ti", 4),
+    KnownInstance("lambda", "gpu.8x", "GTX 1080 Ti", 8),
+    KnownInstance("baidu", "v100x1", "V100", 1, vcpus=12, memory_gib=56),
+]
+
+
+def test_an_instance_is_found_by_the_provider_and_the_accelerators_the_text_names():
+    resolution = resolve_hardware("Lambda GPU Cloud - 8x GTX 1080 Ti", SHAPED)
+
+    assert (resolution.provider, resolution.instance, resolution.count) == ("lambda", "gpu.8x", 1)
+    assert "the only lambda instance in the catalog that is 8 x GTX 1080 Ti" in resolution.reason
+
+
+def test_a_shape_whose_vcpus_or_memory_differ_from_the_instance_is_refused():
+    assert resolve_hardware("Baidu Cloud Tesla V100*1-16GB/56 GB/12 CPU", SHAPED).instance == "v100x1"
+    refused = resolve_hardware("Baidu Cloud Tesla V100*1/60 GB/12 CPU", SHAPED)
+
+    assert not refused.resolved and "no baidu instance is 1 x V100, 12 vCPUs, 60 GB" in refused.reason
+
+
+def test_a_shape_without_a_provider_is_refused_and_says_so():
+    refused = resolve_hardware("4x GTX 1080 Ti", SHAPED)
+
+    assert not refused.resolved and refused.reason.endswith("and no provider in the price catalog")
+
+
+def test_an_accelerator_is_never_read_as_an_instance_name():
+    known = [*bundled_instances()]
+
+    assert resolve_hardware("V100 (AWS p3.2xlarge)", known).instance == "p3.2xlarge"  # not Paperspace's 'V100'

@@ -1,0 +1,86 @@
+"""The bundled catalog's sourced prices at the dates the public DAWNBench sample needs them (issue 13)."""
+
+from __future__ import annotations
+
+import json
+from io import StringIO
+
+import pytest
+from django.core.management import call_command
+
+from leaderboard.models import Entry
+from leaderboard.selectors import entry_accounting
+from tests.factories import entry_bytes, training_log
+
+pytestmark = pytest.mark.django_db
+PRICE_LIST_2016 = "jeffgodwyll/nanobox-googlecloud-adapter/blob/daed04b528e5f5526a4bda2df0329179613451aa/pricelist.json"
+
+
+def quote(instance: str, provider: str, on: str) -> dict:
+    out = StringIO()
+    call_command("price", instance, "--provider", provider, "--on", on, "--json", stdout=out)
+    return json.loads(out.getvalue())
+
+
+def training_cost_count(cost_basis: str) -> int:
+    out = StringIO()
+    call_command("leaderboard", "cifar10", "training-cost", "--cost-basis", cost_basis, "--json", stdout=out)
+    return json.loads(out.getvalue())["count"]
+
+
+def test_google_n1_machines_of_2017_are_priced_from_the_2016_price_list():
+    in_2017 = quote("n1-standard-16", "gcp", "2017-10-11")
+    in_2019 = quote("n1-standard-16", "gcp", "2019-04-16")
+
+    assert (in_2017["usd_per_hour"], in_2017["valid_from"], in_2017["valid_to"]) == (
+        "0.800000",
+        "2016-11-30",
+        "2019-04-16",
+    )
+    assert PRICE_LIST_2016 in in_2017["source"]
+    assert in_2019["usd_per_hour"] == "0.760000"
+
+
+def test_the_g3_machines_of_the_swapped_imagenet_prices_are_in_the_catalog():
+    """Two public ImageNet entries state each other's price: p2.8xlarge 4.56 (g3.16xlarge's) and g3.16xlarge 7.20."""
+    assert quote("g3.16xlarge", "aws", "2019-03-11")["usd_per_hour"] == "4.560000"
+    assert quote("p2.8xlarge", "aws", "2019-03-11")["usd_per_hour"] == "7.200000"
+
+
+def test_a_cloud_tpu_v2_costs_4_50_from_mid_2018():
+    assert quote("tpu-v2-8", "gcp", "2018-03-25")["usd_per_hour"] == "6.500000"
+    assert quote("tpu-v2-8", "gcp", "2018-09-29")["usd_per_hour"] == "4.500000"
+
+
+def test_the_catalog_prices_fourteen_of_the_twenty_sample_entries_that_state_a_cost(sample_dir):
+    """At each entry's date. Not yet the other six: a Google machine described by its parts (four entries) and
+    Baidu's monthly price in CNY (two); see the README's pricing section."""
+    call_command("import_dawnbench", str(sample_dir), stdout=StringIO())
+
+    assert training_cost_count("as-submitted") == 20
+    assert training_cost_count("catalog-at-submission") == 14
+
+
+@pytest.fixture
+def submit(tmp_path):
+    def submit_entry(hardware: str, cost_per_hour: float, day: str) -> Entry:
+        entry_path, log_path = tmp_path / "entry.json", tmp_path / "log.tsv"
+        entry_path.write_bytes(entry_bytes(hardware=hardware, costPerHour=cost_per_hour, timestamp=day))
+        log_path.write_bytes(training_log())
+        out = StringIO()
+        call_command(
+            "submit", "--task", "cifar10", "--track", "train", str(entry_path), str(log_path), "--json", stdout=out
+        )
+        return Entry.objects.get(id=json.loads(out.getvalue())["entry_id"])
+
+    return submit_entry
+
+
+def test_two_entries_stating_each_others_price_are_both_warned(submit):
+    """Public ImageNet entries: the p2.8xlarge one states 4.56 (the g3.16xlarge's price), the g3.16xlarge one 7.20."""
+    p2_with_g3_price = entry_accounting(submit("8 K80 (AWS [p2.8xlarge])", 4.56, "2019-06-01")).price_warning
+    g3_with_p2_price = entry_accounting(submit("4 M60 (AWS [g3.16xlarge])", 7.20, "2019-06-01")).price_warning
+
+    assert "7.2" in p2_with_g3_price and "p2.8xlarge" in p2_with_g3_price
+    assert "4.56" in g3_with_p2_price and "g3.16xlarge" in g3_with_p2_price
+    assert entry_accounting(submit("AWS g3.16xlarge", 4.56, "2019-06-01")).price_warning is None
