@@ -332,6 +332,9 @@ class HardwareMatch(models.Model):
     entry = models.OneToOneField(Entry, on_delete=models.CASCADE, related_name="hardware_match")
     instance = models.ForeignKey("pricing.InstanceType", null=True, blank=True, on_delete=models.PROTECT)
     instance_count = models.PositiveIntegerField(default=1)
+    # A machine priced by its parts (no `instance`): [[catalog instance id, count], ...], e.g. a Google VM and its
+    # GPUs; catalog reloads keep instance ids (instances are updated in place by provider and name).
+    parts = models.JSONField(default=list, blank=True)
     reason = models.CharField(max_length=300)
     set_by_staff = models.BooleanField(default=False, help_text="A staff match is never overwritten by the resolver.")
     updated_at = models.DateTimeField(auto_now=True)

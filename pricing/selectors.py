@@ -57,7 +57,8 @@ class QuoteBook:
 
     def __init__(self, instance_ids):
         self.quotes: dict[tuple[int, str], list[PriceQuote]] = {}
-        for quote in PriceQuote.objects.filter(instance_id__in=set(instance_ids)).order_by("region", "-valid_from"):
+        quotes = PriceQuote.objects.filter(instance_id__in=set(instance_ids)).select_related("instance__provider")
+        for quote in quotes.order_by("region", "-valid_from"):
             self.quotes.setdefault((quote.instance_id, quote.pricing_model), []).append(quote)
 
     def on(
@@ -104,31 +105,71 @@ class PricedRun:
     instance: InstanceType | None = None
     instance_count: int = 1
     unpriced_reason: str = "the hardware has not been matched to the catalog"
+    parts: tuple[tuple[int, int], ...] = ()  # a machine priced by its parts: (catalog instance id, count) each
+
+    @property
+    def priced(self) -> bool:
+        return self.instance is not None or bool(self.parts)
+
+    @property
+    def instance_ids(self) -> list[int]:
+        return [self.instance.id] if self.instance is not None else [instance_id for instance_id, _ in self.parts]
+
+
+@dataclass(frozen=True)
+class MachinePrice:
+    """What the catalog asks per hour for a run's machine on a day: the price, where it comes from, and the
+    first quote (for its region and source)."""
+
+    usd_per_hour: Decimal
+    count: int
+    source: str
+    quote: PriceQuote
+
+
+def machine_price(run: PricedRun, *, book: QuoteBook, day: datetime.date, pricing_model: str) -> MachinePrice | str:
+    """The run's machine priced on `day`: its instance's quote, or the sum of its parts' (each part a quote valid
+    that day, the arithmetic in `source`); else why not, in words."""
+    if run.instance is not None:
+        quote = book.on(instance_id=run.instance.id, day=day, pricing_model=pricing_model)
+        if quote is None:
+            return f"no {pricing_model} price for {run.instance} on {day}"
+        source = f"{pricing_model} {run.instance} {quote.region} on {day}"
+        return MachinePrice(catalog_price(quote.usd_per_hour), run.instance_count, source, quote)
+    quotes = [(book.on(instance_id=part, day=day, pricing_model=pricing_model), count) for part, count in run.parts]
+    if any(quote is None for quote, _ in quotes):
+        return f"no {pricing_model} price on {day} for every part of the machine ({run.unpriced_reason})"
+    total = sum((catalog_price(quote.usd_per_hour) * count for quote, count in quotes), Decimal(0))
+    terms = " + ".join(
+        f"{count} x {usd_per_hour_text(catalog_price(quote.usd_per_hour))} ({quote.instance.name})"
+        for quote, count in quotes
+    )
+    source = f"{pricing_model} parts on {day}: {terms} = {usd_per_hour_text(total)} USD/h"
+    return MachinePrice(total, 1, source, quotes[0][0])
 
 
 def run_costs(run: PricedRun, *, today: datetime.date | None = None, book: QuoteBook | None = None) -> list[PolicyCost]:
     """The run's training cost (or inference cost per 10,000 items) under every policy, with the arithmetic."""
     today = today or timezone.localdate()
     costs = [_as_submitted(run)]
-    if run.instance is not None and book is None:
-        book = QuoteBook([run.instance.id])
+    if run.priced and book is None:
+        book = QuoteBook(run.instance_ids)
     for policy, (pricing_model, when) in POLICY_QUOTES.items():
-        if run.instance is None:
+        if not run.priced:
             costs.append(PolicyCost(policy, None, f"no catalog price: {run.unpriced_reason}"))
             continue
         day = run.date if when == "entry date" else today
-        quote = book.on(instance_id=run.instance.id, day=day, pricing_model=pricing_model)
-        if quote is None:
-            costs.append(PolicyCost(policy, None, f"no {pricing_model} price for {run.instance} on {day}"))
+        price = machine_price(run, book=book, day=day, pricing_model=pricing_model)
+        if isinstance(price, str):
+            costs.append(PolicyCost(policy, None, price))
             continue
-        source = f"{pricing_model} {run.instance} {quote.region} on {day}"
-        costs.append(_priced(run, policy, quote, source))
+        costs.append(_priced(run, policy, price))
     return costs
 
 
 def costs_under(runs: Mapping[int, PricedRun], policy: str, *, today: datetime.date | None = None) -> dict:
     """Each run's cost under one policy, keyed as given, with the quotes of all their instances read in one query."""
-    book = QuoteBook(run.instance.id for run in runs.values() if run.instance is not None)
+    book = QuoteBook(instance_id for run in runs.values() for instance_id in run.instance_ids)
     return {
         key: next(cost.usd for cost in run_costs(run, today=today, book=book) if cost.policy == policy)
         for key, run in runs.items()
@@ -137,17 +178,19 @@ def costs_under(runs: Mapping[int, PricedRun], policy: str, *, today: datetime.d
 
 def price_warning(run: PricedRun, *, book: QuoteBook | None = None) -> str | None:
     """A warning when the claimed price per hour is more than 10 % from the catalog price on the run's date."""
-    claimed, instance = run.claimed_usd_per_hour, run.instance
-    if claimed is None or instance is None:
+    claimed = run.claimed_usd_per_hour
+    if claimed is None or not run.priced:
         return None
-    quote = _on_demand_on_run_date(run, book)
-    if quote is None:
+    book = book or QuoteBook(run.instance_ids)
+    price = machine_price(run, book=book, day=run.date, pricing_model=PriceQuote.PricingModel.ON_DEMAND)
+    if isinstance(price, str):
         return None
-    catalog = catalog_price(quote.usd_per_hour) * run.instance_count
+    catalog = price.usd_per_hour * price.count
     if claimed_price_differs(claimed_usd_per_hour=claimed, catalog_usd_per_hour=catalog):
+        machine = run.instance if run.instance is not None else "the machine's parts"
         return (
             f"costPerHour {usd_per_hour_text(claimed)} USD/h differs by more than 10 % from the catalog's on-demand "
-            f"price of {usd_per_hour_text(catalog)} USD/h for {instance} on {run.date} ({quote.source_url})."
+            f"price of {usd_per_hour_text(catalog)} USD/h for {machine} on {run.date} ({price.quote.source_url})."
         )
     return None
 
@@ -204,6 +247,8 @@ def _footprint_accelerator(run: PricedRun) -> tuple[str | None, Accelerator | No
         return "only a training run has one (this is an inference entry)", None
     if run.seconds is None:
         return "the run has no time to accuracy", None
+    if instance is None and run.parts:
+        return "its machine is priced by its parts, and a footprint of parts is not estimated yet", None
     if instance is None:
         return f"its hardware resolves to no catalog instance: {run.unpriced_reason}", None
     accelerator = Accelerator.objects.filter(name=instance.accelerator).first() if instance.accelerator else None
@@ -239,8 +284,8 @@ def _as_submitted(run: PricedRun) -> PolicyCost:
     )
 
 
-def _priced(run: PricedRun, policy: str, quote: PriceQuote, source: str) -> PolicyCost:
-    price, count = catalog_price(quote.usd_per_hour), run.instance_count
+def _priced(run: PricedRun, policy: str, machine: MachinePrice) -> PolicyCost:
+    price, count, source = machine.usd_per_hour, machine.count, machine.source
     if run.track == Track.TRAIN:
         return training_policy_cost(policy, seconds=run.seconds, usd_per_hour=price, count=count, source=source)
     if run.latency_ms is None:

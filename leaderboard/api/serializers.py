@@ -245,6 +245,7 @@ class EntryDetailSerializer(EntrySerializer):
             "instance": instance.name if instance else None,
             "instance_id": instance.id if instance else None,
             "count": match.instance_count if instance else None,
+            "parts": [{"instance_id": instance_id, "count": count} for instance_id, count in match.parts],
             "reason": match.reason,
             "set_by_staff": match.set_by_staff,
         }

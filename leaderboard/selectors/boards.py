@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 from django.db import connection
-from django.db.models import F, QuerySet, Window
+from django.db.models import F, Q, QuerySet, Window
 from django.db.models.functions import RowNumber
 
 from dawnboard.metrics import (
@@ -164,10 +164,11 @@ def _ranked_by_policy(*, task_slug: str, metric: LeaderboardMetric, cost_basis: 
     An entry without a figure of its own can still be priced from the catalog, so the base is the
     whole track, not the as-submitted board.
     """
-    # Only an entry matched to a catalog instance can be priced by the catalog: the others are never read.
+    # Only an entry matched to a catalog instance, or to parts of the catalog, can be priced by the catalog: the
+    # others are never read.
     entries = list(
         leaderboard_entries(task_slug=task_slug, metric_slug=time_metric_of(metric).slug)
-        .filter(hardware_match__instance__isnull=False)
+        .filter(Q(hardware_match__instance__isnull=False) | ~Q(hardware_match__parts=[]))
         .defer(*BIG_ENTRY_COLUMNS)
         .select_related("hardware_match__instance__provider")
     )

@@ -126,12 +126,13 @@ def priced_run(entry: Entry, *, claimed_usd_per_item: float | None) -> PricedRun
         instance=match.instance if match else None,
         instance_count=match.instance_count if match else 1,
         unpriced_reason=match.reason if match else "the hardware has not been matched to the catalog",
+        parts=tuple((instance_id, count) for instance_id, count in match.parts) if match else (),
     )
 
 
 def entry_accounting(entry: Entry, *, today: datetime.date | None = None) -> EntryAccounting:
     run = entry_priced_run(entry)
-    book = QuoteBook([run.instance.id] if run.instance else [])  # one read of the quotes for all three
+    book = QuoteBook(run.instance_ids)  # one read of the quotes for all three
     footprint = run_footprint(run, book=book)
     return EntryAccounting(
         costs=run_costs(run, today=today, book=book),

@@ -24,10 +24,17 @@ def hardware_match_entry(*, entry: Entry, known: list[KnownInstance] | None = No
     if existing is not None and existing.set_by_staff:
         return False
     resolution = resolve_hardware(entry.hardware, known if known is not None else known_instances())
-    instance_id = None
-    if resolution.resolved:
+    instance_id, parts = None, []
+    if resolution.instance is not None:
         instance_id = InstanceType.objects.get(provider__slug=resolution.provider, name=resolution.instance).id
-    values = {"instance_id": instance_id, "instance_count": max(resolution.count, 1), "reason": resolution.reason[:300]}
+    for name, count in resolution.parts:
+        parts.append([InstanceType.objects.get(provider__slug=resolution.provider, name=name).id, count])
+    values = {
+        "instance_id": instance_id,
+        "instance_count": max(resolution.count, 1),
+        "parts": parts,
+        "reason": resolution.reason[:300],
+    }
     if existing is not None and all(getattr(existing, name) == value for name, value in values.items()):
         return False
     HardwareMatch.objects.update_or_create(entry=entry, defaults=values)

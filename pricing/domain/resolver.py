@@ -46,16 +46,18 @@ class KnownInstance:
 
 @dataclass(frozen=True)
 class Resolution:
-    """An instance and how many, or (instance None) the reason none is matched."""
+    """An instance and how many; or a machine priced by its parts (`parts`: catalog instance names and counts, a
+    machine and its GPUs, or vCPUs, GB and GPUs); or, neither given, the reason none is matched."""
 
     provider: str | None
     instance: str | None
     count: int
     reason: str
+    parts: tuple[tuple[str, int], ...] = ()
 
     @property
     def resolved(self) -> bool:
-        return self.instance is not None
+        return self.instance is not None or bool(self.parts)
 
 
 def resolve_hardware(text: str, known: Iterable[KnownInstance]) -> Resolution:
@@ -123,12 +125,40 @@ def _by_shape(text: str, instances: list[list[KnownInstance]]) -> Resolution:
     ]
     shape = f"{count} x {accelerator}"
     shape += (f", {vcpus:g} vCPUs" if vcpus else "") + (f", {memory:g} GB" if memory else "")
+    if not shaped and vcpus and memory:
+        by_parts = _by_parts(provider, accelerator, count, vcpus, memory, [i for same in instances for i in same])
+        if by_parts is not None:
+            return by_parts
     if len(shaped) != 1:
         found = "no" if not shaped else "several"
         return _refused(f"the text names no instance type in the price catalog; {found} {provider} instance is {shape}")
     instance = shaped[0]
     reason = f"the only {provider} instance in the catalog that is {shape}: {instance.name}"
     return Resolution(provider=provider, instance=instance.name, count=1, reason=reason)
+
+
+def _by_parts(
+    provider: str, accelerator: str, count: int, vcpus: float, memory: float, instances: list[KnownInstance]
+) -> Resolution | None:
+    """A machine the provider prices by its parts (Google: a VM, and GPUs per GPU): the GPUs as the provider's
+    GPU-only instance of that accelerator, and the VM as its machine type of exactly those vCPUs and GB, or else
+    as so many vCPUs and GB at its per-vCPU and per-GB prices. None when the catalog lacks any part."""
+    own = [instance for instance in instances if instance.provider == provider]
+    gpus = [i for i in own if i.accelerator.upper() == accelerator.upper() and i.accelerator_count == 1 and not i.vcpus]
+    machines = [i for i in own if not i.accelerator and i.vcpus == vcpus and i.memory_gib == memory]
+    per_vcpu = [i for i in own if not i.accelerator and i.vcpus == 1 and not i.memory_gib]
+    per_gib = [i for i in own if not i.accelerator and not i.vcpus and i.memory_gib == 1]
+    if len(gpus) != 1 or not (len(machines) == 1 or (len(per_vcpu) == 1 and len(per_gib) == 1)):
+        return None
+    if len(machines) == 1:
+        vm_parts = ((machines[0].name, 1),)
+        vm = f"the {machines[0].name} machine type ({vcpus:g} vCPUs, {memory:g} GB)"
+    else:
+        vm_parts = ((per_vcpu[0].name, int(vcpus)), (per_gib[0].name, int(memory)))
+        vm = f"{vcpus:g} vCPUs and {memory:g} GB at {provider}'s per-vCPU and per-GB prices"
+    reason = f"priced by its parts: {vm}, and {count} x {gpus[0].name}"
+    parts = (*vm_parts, (gpus[0].name, count))
+    return Resolution(provider=provider, instance=None, count=1, reason=reason, parts=parts)
 
 
 def _accelerator_counts(text: str) -> dict[str, int]:

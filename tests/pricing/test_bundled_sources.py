@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from decimal import Decimal
 from io import StringIO
 
 import pytest
@@ -52,13 +53,46 @@ def test_a_cloud_tpu_v2_costs_4_50_from_mid_2018():
     assert quote("tpu-v2-8", "gcp", "2018-09-29")["usd_per_hour"] == "4.500000"
 
 
-def test_the_catalog_prices_fourteen_of_the_twenty_sample_entries_that_state_a_cost(sample_dir):
-    """At each entry's date. Not yet the other six: a Google machine described by its parts (four entries) and
-    Baidu's monthly price in CNY (two); see the README's pricing section."""
+def test_the_catalog_prices_eighteen_of_the_twenty_sample_entries_that_state_a_cost(sample_dir):
+    """At each entry's date. Not yet the other two: Baidu's machines, priced by the month in CNY."""
     call_command("import_dawnbench", str(sample_dir), stdout=StringIO())
 
     assert training_cost_count("as-submitted") == 20
-    assert training_cost_count("catalog-at-submission") == 14
+    assert training_cost_count("catalog-at-submission") == 18
+
+
+def test_a_google_k80_entry_of_the_sample_is_priced_by_its_parts_at_its_date(submit):
+    """'1 K80 / 30 GB / 8 CPU (Google Cloud)': the n1-standard-8 machine type (8 vCPUs, 30 GB) and one K80 GPU,
+    each at its price on 2017-10-11: 0.40 (the 2016 price list) + 0.45 (after the cut of 2017-09-21)."""
+    entry = submit("1 K80 / 30 GB / 8 CPU (Google Cloud)", 0.967, "2017-10-11")
+
+    costs = {cost.policy: cost for cost in entry_accounting(entry).costs}
+
+    at_submission = costs["catalog-at-submission"]
+    assert at_submission.usd == Decimal("0.03") * Decimal("0.85")  # the log crosses at 0.03 h
+    assert "1 x 0.400000 (n1-standard-8) + 1 x 0.450000 (gpu-nvidia-tesla-k80) = 0.850000 USD/h" in (
+        at_submission.arithmetic
+    )
+
+
+def test_a_google_machine_of_no_predefined_shape_is_priced_per_vcpu_and_per_gb(submit):
+    """6 vCPUs and 20 GB are no n1 machine type: 6 x 0.03492 + 20 x 0.00468 + 2 x 0.45 on 2017-10-11."""
+    entry = submit("2 K80 / 20 GB / 6 CPU (Google Cloud)", 1.2, "2017-10-11")
+
+    at_submission = {cost.policy: cost for cost in entry_accounting(entry).costs}["catalog-at-submission"]
+
+    per_hour = 6 * Decimal("0.03492") + 20 * Decimal("0.00468") + 2 * Decimal("0.45")
+    assert per_hour == Decimal("1.20312")
+    assert at_submission.usd == Decimal("0.03") * per_hour
+
+
+def test_a_sample_n1_entry_is_priced_by_its_named_machine_type(submit):
+    entry = submit("60 GB / 16 CPU (Google Cloud [n1-standard-16])", 0.533, "2017-10-11")
+
+    accounting = entry_accounting(entry)
+
+    assert {cost.policy: cost.usd for cost in accounting.costs}["catalog-at-submission"] == Decimal("0.024")
+    assert "0.800000 USD/h" in accounting.price_warning  # 0.533 is near 0.76 x 0.7 (sustained use), not 0.80
 
 
 @pytest.fixture

@@ -11,6 +11,7 @@ from pricing.domain.resolver import KnownInstance, resolve_hardware
 BUNDLED = Path(__file__).resolve().parents[2] / "pricing" / "data" / "prices.csv"
 SAMPLE = Path(__file__).resolve().parents[3] / "shared" / "dawnbench-sample"
 NO_INSTANCE = "names no instance type"
+PARTS = ("gcp", None, 1)
 NO_KAKAO_PRICES = "Kakao Brain BrainCloud publishes no prices"
 NO_PROVIDER = "names no instance type in the price catalog, and no provider in the price catalog"
 
@@ -22,7 +23,7 @@ EXPECTED = {
     "8 * V100 (AWS p3.16xlarge)": ("aws", "p3.16xlarge", 1),
     "1 K80 / 61 GB / 4 CPU (Amazon EC2 [p2.xlarge])": ("aws", "p2.xlarge", 1),
     "60 GB / 16 CPU (Google Cloud [n1-standard-16])": ("gcp", "n1-standard-16", 1),
-    "1 K80 / 30 GB / 8 CPU (Google Cloud)": (None, "no gcp instance is 1 x K80, 8 vCPUs, 30 GB"),  # by its parts
+    "1 K80 / 30 GB / 8 CPU (Google Cloud)": PARTS,  # by its parts: Google prices the VM and each GPU
     "1 P100 / 512 GB / 56 CPU (DAWN Internal Cluster)": (None, NO_PROVIDER),
     "1 P100 / 128 GB / 16 CPU": (None, NO_PROVIDER),
     "1 P100 / 384 GB / 48 CPU (x86_64 architecture machine)": (None, NO_PROVIDER),
@@ -65,7 +66,9 @@ def test_each_sample_hardware_string_resolves_or_is_refused_with_a_reason(hardwa
     resolution = resolve_hardware(hardware, bundled_instances())
 
     expected = EXPECTED[hardware]
-    if expected[0] is None:
+    if expected == PARTS:
+        assert resolution.parts == (("n1-standard-8", 1), ("gpu-nvidia-tesla-k80", 1))
+    elif expected[0] is None:
         assert not resolution.resolved
         assert expected[1] in resolution.reason
     else:
@@ -81,7 +84,7 @@ def test_how_many_sample_entries_resolve():
 
     resolved = [entry for entry in entries if resolve_hardware(entry["hardware"], known).resolved]
 
-    assert (len(resolved), len(entries)) == (22, 52)
+    assert (len(resolved), len(entries)) == (30, 52)
 
 
 ALIBABA = [
@@ -158,3 +161,31 @@ def test_an_accelerator_is_never_read_as_an_instance_name():
     known = [*bundled_instances()]
 
     assert resolve_hardware("V100 (AWS p3.2xlarge)", known).instance == "p3.2xlarge"  # not Paperspace's 'V100'
+
+
+GOOGLE = [
+    KnownInstance("gcp", "n1-standard-8", "", 0, vcpus=8, memory_gib=30),
+    KnownInstance("gcp", "n1-custom-vcpu", "", 0, vcpus=1),
+    KnownInstance("gcp", "n1-custom-memory-gib", "", 0, memory_gib=1),
+    KnownInstance("gcp", "gpu-nvidia-tesla-k80", "K80", 1),
+]
+
+
+def test_a_google_machine_described_by_its_parts_is_its_machine_type_and_its_gpus():
+    resolution = resolve_hardware("2 K80 / 30 GB / 8 CPU (Google Cloud)", GOOGLE)
+
+    assert resolution.parts == (("n1-standard-8", 1), ("gpu-nvidia-tesla-k80", 2))
+    assert "the n1-standard-8 machine type (8 vCPUs, 30 GB)" in resolution.reason
+
+
+def test_a_google_machine_of_no_machine_type_is_priced_per_vcpu_and_per_gb():
+    resolution = resolve_hardware("1 K80 / 20 GB / 6 CPU (Google Cloud)", GOOGLE)
+
+    assert resolution.parts == (("n1-custom-vcpu", 6), ("n1-custom-memory-gib", 20), ("gpu-nvidia-tesla-k80", 1))
+
+
+def test_a_machine_missing_a_part_in_the_catalog_is_refused_with_the_shape_it_looked_for():
+    resolution = resolve_hardware("1 P4 / 20 GB / 6 CPU (Google Cloud)", GOOGLE)
+
+    assert not resolution.resolved
+    assert "no gcp instance is 1 x P4, 6 vCPUs, 20 GB" in resolution.reason
