@@ -13,6 +13,7 @@ from pricing.domain.catalog import (
     POWER_DECIMAL_PLACES,
     PRICE_DECIMAL_PLACES,
     PUE_DECIMAL_PLACES,
+    Quote,
 )
 from pricing.domain.cost import usd_per_hour_text
 
@@ -49,6 +50,7 @@ class PriceQuote(models.Model):
         SPOT = "spot"
         COMMIT_1Y = "commit-1y", "1-year commitment"
         COMMIT_3Y = "commit-3y", "3-year commitment"
+        MONTHLY = "monthly", "monthly subscription (over 720 hours)"
 
     instance = models.ForeignKey(InstanceType, on_delete=models.PROTECT, related_name="quotes")
     region = models.CharField(max_length=50)
@@ -58,6 +60,13 @@ class PriceQuote(models.Model):
     valid_to = models.DateField(null=True, blank=True, help_text="Empty: still valid.")
     source_url = models.URLField(max_length=500)
     note = models.TextField(blank=True)
+    # The price as its source quotes it, where that is not USD per hour (pricing.domain.catalog.Quote):
+    # `usd_per_hour` is then worked out from these, which are kept as given.
+    currency = models.CharField(max_length=3, default="USD")
+    quoted_price = models.DecimalField(max_digits=20, decimal_places=PRICE_DECIMAL_PLACES, null=True, blank=True)
+    quoted_per = models.CharField(max_length=5, blank=True, help_text="hour or month")
+    currency_per_usd = models.DecimalField(max_digits=20, decimal_places=PRICE_DECIMAL_PLACES, null=True, blank=True)
+    exchange_rate_source = models.CharField(max_length=500, blank=True)
 
     class Meta:
         ordering = ["instance", "region", "pricing_model", "valid_from"]
@@ -75,6 +84,19 @@ class PriceQuote(models.Model):
     def __str__(self) -> str:
         price = usd_per_hour_text(self.usd_per_hour)
         return f"{self.instance} {self.region} {self.pricing_model} {price} USD/h from {self.valid_from}"
+
+    @property
+    def quote_text(self) -> str | None:
+        """The price as its source quotes it ('5129 CNY per month at 6.70 CNY per USD / 720 h'); None for USD/h."""
+        if self.quoted_price is None:
+            return None
+        return Quote(
+            currency=self.currency,
+            amount=self.quoted_price.normalize(),
+            per=self.quoted_per,
+            currency_per_usd=self.currency_per_usd.normalize() if self.currency_per_usd is not None else None,
+            exchange_rate_source=self.exchange_rate_source,
+        ).text
 
 
 class Accelerator(models.Model):

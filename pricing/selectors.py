@@ -61,6 +61,14 @@ class QuoteBook:
         for quote in quotes.order_by("region", "-valid_from"):
             self.quotes.setdefault((quote.instance_id, quote.pricing_model), []).append(quote)
 
+    def list_price_on(self, *, instance_id: int, day: datetime.date, pricing_model: str) -> PriceQuote | None:
+        """`on`, where an on-demand price is asked for a machine its provider sells only by the month: then the
+        monthly price (over 720 hours) is its list price."""
+        quote = self.on(instance_id=instance_id, day=day, pricing_model=pricing_model)
+        if quote is None and pricing_model == PriceQuote.PricingModel.ON_DEMAND:
+            quote = self.on(instance_id=instance_id, day=day, pricing_model=PriceQuote.PricingModel.MONTHLY)
+        return quote
+
     def on(
         self, *, instance_id: int, day: datetime.date, pricing_model: str, region: str | None = None
     ) -> PriceQuote | None:
@@ -131,12 +139,15 @@ def machine_price(run: PricedRun, *, book: QuoteBook, day: datetime.date, pricin
     """The run's machine priced on `day`: its instance's quote, or the sum of its parts' (each part a quote valid
     that day, the arithmetic in `source`); else why not, in words."""
     if run.instance is not None:
-        quote = book.on(instance_id=run.instance.id, day=day, pricing_model=pricing_model)
+        quote = book.list_price_on(instance_id=run.instance.id, day=day, pricing_model=pricing_model)
         if quote is None:
             return f"no {pricing_model} price for {run.instance} on {day}"
-        source = f"{pricing_model} {run.instance} {quote.region} on {day}"
+        quoted = f": {quote.quote_text}" if quote.quote_text else ""
+        source = f"{quote.pricing_model} {run.instance} {quote.region} on {day}{quoted}"
         return MachinePrice(catalog_price(quote.usd_per_hour), run.instance_count, source, quote)
-    quotes = [(book.on(instance_id=part, day=day, pricing_model=pricing_model), count) for part, count in run.parts]
+    quotes = [
+        (book.list_price_on(instance_id=part, day=day, pricing_model=pricing_model), count) for part, count in run.parts
+    ]
     if any(quote is None for quote, _ in quotes):
         return f"no {pricing_model} price on {day} for every part of the machine ({run.unpriced_reason})"
     total = sum((catalog_price(quote.usd_per_hour) * count for quote, count in quotes), Decimal(0))

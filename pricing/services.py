@@ -46,7 +46,17 @@ def prices_load(*, text: str) -> LoadSummary:
                     "memory_gib": row.memory_gib,
                 },
             )
-            values = {"usd_per_hour": row.usd_per_hour, "source_url": row.source_url, "note": row.note}
+            quote = row.quote
+            values = {
+                "usd_per_hour": row.usd_per_hour,
+                "source_url": row.source_url,
+                "note": row.note,
+                "currency": quote.currency if quote else "USD",
+                "quoted_price": quote.amount if quote else None,
+                "quoted_per": quote.per if quote else "",
+                "currency_per_usd": quote.currency_per_usd if quote else None,
+                "exchange_rate_source": quote.exchange_rate_source if quote else "",
+            }
             quote, was_created = PriceQuote.objects.get_or_create(
                 instance=instance,
                 region=row.region,

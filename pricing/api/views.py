@@ -16,10 +16,25 @@ class PriceField(serializers.DecimalField):
 
 class PriceQuoteSerializer(serializers.ModelSerializer):
     usd_per_hour = PriceField(max_digits=20, decimal_places=PRICE_DECIMAL_PLACES, read_only=True)
+    quote = serializers.SerializerMethodField(help_text="The price as its source quotes it, where not USD per hour.")
 
     class Meta:
         model = PriceQuote
-        fields = ["id", "region", "pricing_model", "usd_per_hour", "valid_from", "valid_to", "source_url", "note"]
+        fields = [
+            "id", "region", "pricing_model", "usd_per_hour", "valid_from", "valid_to", "source_url", "note", "quote",
+        ]  # fmt: skip
+
+    def get_quote(self, quote: PriceQuote) -> dict | None:
+        if quote.quoted_price is None:
+            return None
+        return {
+            "currency": quote.currency,
+            "price": str(quote.quoted_price.normalize()),
+            "per": quote.quoted_per,
+            "currency_per_usd": str(quote.currency_per_usd.normalize()) if quote.currency_per_usd else None,
+            "exchange_rate_source": quote.exchange_rate_source,
+            "text": quote.quote_text,
+        }
 
 
 class InstanceTypeSerializer(serializers.ModelSerializer):

@@ -17,9 +17,15 @@ PRICE_COLUMNS = [
     "provider", "instance", "accelerator", "accelerator_count", "vcpus", "memory_gib",
     "region", "pricing_model", "usd_per_hour", "valid_from", "source_url", "note",
 ]  # fmt: skip
+# A price quoted in another currency, or by the month: the figure as quoted, and the exchange rate used with its
+# source. Then `usd_per_hour` is left empty and worked out (`quoted_usd_per_hour`). Optional: a catalog may end
+# at `note`.
+QUOTE_COLUMNS = ["currency", "quoted_price", "quoted_per", "currency_per_usd", "exchange_rate_source"]
+QUOTED_PER = ("hour", "month")
+HOURS_PER_MONTH = Decimal(720)  # a monthly subscription spread over 30 days of 24 hours
 ACCELERATOR_COLUMNS = ["accelerator", "board_power_watts", "source_url", "note"]
 GRID_COLUMNS = ["provider", "region", "grams_co2e_per_kwh", "pue", "source_url", "note"]
-PRICING_MODELS = ("on-demand", "spot", "commit-1y", "commit-3y")
+PRICING_MODELS = ("on-demand", "spot", "commit-1y", "commit-3y", "monthly")
 # Decimal places each number keeps in the database. A catalog row with more is refused by line rather than
 # rounded on the way in, so a reload of an unchanged file compares equal and changes nothing.
 PRICE_DECIMAL_PLACES = 10
@@ -63,6 +69,7 @@ class PriceRow:
     valid_from: datetime.date
     source_url: str
     note: str
+    quote: Quote | None = None  # the price as quoted, when not in USD per hour
 
     @property
     def quote_key(self) -> tuple[str, str, str, str, datetime.date]:
@@ -71,6 +78,31 @@ class PriceRow:
     @property
     def instance_shape(self) -> tuple[str, int, int, Decimal]:
         return (self.accelerator, self.accelerator_count, self.vcpus, self.memory_gib)
+
+
+@dataclass(frozen=True)
+class Quote:
+    """A price as its source quotes it: an amount of a currency per hour or per month, and (for a currency other
+    than USD) how many units of it a USD bought, as the source states, with where that rate comes from."""
+
+    currency: str
+    amount: Decimal
+    per: str
+    currency_per_usd: Decimal | None
+    exchange_rate_source: str
+
+    @property
+    def usd_per_hour(self) -> Decimal:
+        """The quote in USD per hour, to the catalog's PRICE_DECIMAL_PLACES: amount / rate / hours."""
+        usd = self.amount if self.currency == "USD" else self.amount / self.currency_per_usd
+        hours = HOURS_PER_MONTH if self.per == "month" else Decimal(1)
+        return (usd / hours).quantize(Decimal(1).scaleb(-PRICE_DECIMAL_PLACES))
+
+    @property
+    def text(self) -> str:
+        rate = "" if self.currency == "USD" else f" at {self.currency_per_usd} {self.currency} per USD"
+        hours = f" / {HOURS_PER_MONTH} h" if self.per == "month" else ""
+        return f"{self.amount} {self.currency} per {self.per}{rate}{hours}"
 
 
 @dataclass(frozen=True)
@@ -97,6 +129,8 @@ def parse_prices(text: str) -> list[PriceRow]:
     """Every row of a price catalog, or CatalogError naming each bad line."""
 
     def price_row(line: int, cells: _Fields) -> PriceRow:
+        quoted = any(cells.record.get(column) for column in QUOTE_COLUMNS)
+        quote = _quote(cells) if quoted else None
         return PriceRow(
             line=line,
             provider=cells.slug("provider"),
@@ -107,13 +141,38 @@ def parse_prices(text: str) -> list[PriceRow]:
             memory_gib=cells.number("memory_gib", places=MEMORY_DECIMAL_PLACES),
             region=cells.text("region"),
             pricing_model=cells.choice("pricing_model", PRICING_MODELS),
-            usd_per_hour=cells.number("usd_per_hour", positive=True, places=PRICE_DECIMAL_PLACES),
+            usd_per_hour=(
+                (quote.usd_per_hour if quote is not None else Decimal(0))  # a bad quote is already a problem
+                if quoted
+                else cells.number("usd_per_hour", positive=True, places=PRICE_DECIMAL_PLACES)
+            ),
             valid_from=cells.date("valid_from"),
             source_url=cells.url("source_url"),
             note=cells.text("note", required=False),
+            quote=quote,
         )
 
-    return _parse(text, PRICE_COLUMNS, price_row, check=_check_consistency)
+    return _parse(text, [PRICE_COLUMNS, PRICE_COLUMNS + QUOTE_COLUMNS], price_row, check=_check_consistency)
+
+
+def _quote(cells: _Fields) -> Quote | None:
+    """The price as quoted, when the row gives one (a currency or a quote per month); None for USD per hour."""
+    record = cells.record
+    currency = record["currency"] or "USD"
+    if not re.match(r"^[A-Z]{3}$", currency):
+        cells._bad("currency", f"'{currency}' is not a three-letter currency code (e.g. CNY)")
+    if record["usd_per_hour"]:
+        cells._bad("usd_per_hour", "must be empty where the price is quoted: it is worked out from the quote")
+    per = cells.choice("quoted_per", QUOTED_PER)
+    amount = cells.number("quoted_price", positive=True, places=PRICE_DECIMAL_PLACES)
+    rate, rate_source = None, record["exchange_rate_source"]
+    if currency != "USD":
+        rate = cells.number("currency_per_usd", positive=True, places=PRICE_DECIMAL_PLACES)
+        if not rate_source:
+            cells._bad("exchange_rate_source", "is empty: a converted price names where its exchange rate comes from")
+    if not cells.ok:
+        return None
+    return Quote(currency=currency, amount=amount, per=per, currency_per_usd=rate, exchange_rate_source=rate_source)
 
 
 def parse_accelerators(text: str) -> list[AcceleratorRow]:
@@ -144,8 +203,9 @@ def parse_grid(text: str) -> list[GridRow]:
     return _parse(text, GRID_COLUMNS, grid_row)
 
 
-def _parse(text: str, columns: list[str], build: Callable[[int, _Fields], Row], check=None) -> list[Row]:
-    """Build a row from every record; collect every problem; raise them all, or return the rows."""
+def _parse(text: str, columns, build: Callable[[int, _Fields], Row], check=None) -> list[Row]:
+    """Build a row from every record; collect every problem; raise them all, or return the rows. `columns` is
+    the header, or a list of the headers a file may have."""
     rows, problems = [], []
     for line, record in _records(text, columns, problems):
         cells = _Fields(line, record, problems)
@@ -159,11 +219,16 @@ def _parse(text: str, columns: list[str], build: Callable[[int, _Fields], Row], 
     return rows
 
 
-def _records(text: str, columns: list[str], problems: list[CatalogProblem]):
+def _records(text: str, columns, problems: list[CatalogProblem]):
     reader = csv.DictReader(io.StringIO(text.lstrip("\ufeff")))
-    if reader.fieldnames is None or [name.strip() for name in reader.fieldnames] != columns:
-        problems.append(CatalogProblem(1, None, f"the header must be exactly: {','.join(columns)}"))
+    headers = columns if isinstance(columns[0], list) else [columns]
+    found = [name.strip() for name in reader.fieldnames or []]
+    if found not in headers:
+        problems.append(
+            CatalogProblem(1, None, "the header must be exactly: " + " or ".join(",".join(h) for h in headers))
+        )
         return
+    columns = found
     for record in reader:
         line = reader.line_num
         if None in record or any(value is None for value in record.values()):

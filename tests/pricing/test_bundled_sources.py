@@ -53,12 +53,28 @@ def test_a_cloud_tpu_v2_costs_4_50_from_mid_2018():
     assert quote("tpu-v2-8", "gcp", "2018-09-29")["usd_per_hour"] == "4.500000"
 
 
-def test_the_catalog_prices_eighteen_of_the_twenty_sample_entries_that_state_a_cost(sample_dir):
-    """At each entry's date. Not yet the other two: Baidu's machines, priced by the month in CNY."""
+def test_the_catalog_prices_nineteen_of_the_twenty_sample_entries_that_state_a_cost(sample_dir):
+    """At each entry's date. Not the twentieth: Baidu's 8 x V100 machine, for which no public price was found
+    (its entry states 8.5058, about eight times the one-GPU machine's monthly price)."""
     call_command("import_dawnbench", str(sample_dir), stdout=StringIO())
 
     assert training_cost_count("as-submitted") == 20
-    assert training_cost_count("catalog-at-submission") == 18
+    assert training_cost_count("catalog-at-submission") == 19
+
+
+def test_baidus_v100_machine_is_priced_by_the_month_in_cny(submit):
+    """5129 CNY a month at 6.70 CNY per USD (the rate its user stated), over 720 hours."""
+    entry = submit("Baidu Cloud Tesla V100*1-16GB/56 GB/12 CPU", 1.0632, "2019-05-07")
+
+    accounting = entry_accounting(entry)
+    at_submission = {cost.policy: cost for cost in accounting.costs}["catalog-at-submission"]
+
+    assert Decimal(5129) / Decimal("6.70") / 720 == Decimal("1.063225538971807628524046434")
+    assert at_submission.usd == Decimal("0.03") * Decimal("1.063225539")  # shown to the catalog's 9 places here
+    assert "monthly" in at_submission.arithmetic and "5129 CNY per month at 6.7 CNY per USD / 720 h" in (
+        at_submission.arithmetic
+    )
+    assert accounting.price_warning is None  # the entry's 1.0632 is that price
 
 
 def test_a_google_k80_entry_of_the_sample_is_priced_by_its_parts_at_its_date(submit):
