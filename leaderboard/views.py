@@ -131,6 +131,7 @@ def entry_detail(request, pk: int):
         "price_warning": accounting.price_warning,
         "footprint": accounting.footprint,
         "match": accounting.match,
+        "model_prices": accounting.model_prices,
         "reproduce_commands": selectors.reproduction_commands(entry),
         "reproductions": selectors.entry_reproductions(entry) if entry.is_training else [],
         "latency": latency,

@@ -19,10 +19,15 @@ from pricing.domain.cost import (
     CATALOG_AT_SUBMISSION,
     CATALOG_TODAY,
     SPOT_TODAY,
+    SUSTAINED_USE_FULL_MONTH,
+    SUSTAINED_USE_PROVIDERS,
+    ModelPrice,
     PolicyCost,
     catalog_price,
     claimed_price_differs,
     inference_policy_cost,
+    reproduces,
+    sustained_use_price,
     training_policy_cost,
     usd_amount,
     usd_per_hour_text,
@@ -151,12 +156,65 @@ def machine_price(run: PricedRun, *, book: QuoteBook, day: datetime.date, pricin
     if any(quote is None for quote, _ in quotes):
         return f"no {pricing_model} price on {day} for every part of the machine ({run.unpriced_reason})"
     total = sum((catalog_price(quote.usd_per_hour) * count for quote, count in quotes), Decimal(0))
-    terms = " + ".join(
+    source = f"{pricing_model} parts on {day}: {_terms(quotes)} = {usd_per_hour_text(total)} USD/h"
+    return MachinePrice(total, 1, source, quotes[0][0])
+
+
+PRICE_MODELS = (
+    PriceQuote.PricingModel.ON_DEMAND,
+    "sustained-use",
+    PriceQuote.PricingModel.MONTHLY,
+    PriceQuote.PricingModel.SPOT,
+)
+
+
+def model_prices(run: PricedRun, *, book: QuoteBook | None = None) -> list[ModelPrice]:
+    """The run's machine priced on its own date under each pricing model, and which of them is the price the
+    entry states (`costPerHour`), if one is: on-demand, Google's sustained use (the VM's price x 0.7, its GPUs at
+    theirs), a monthly subscription over 720 hours, spot."""
+    if not run.priced:
+        return []
+    book = book or QuoteBook(run.instance_ids)
+    parts = [(run.instance.id, run.instance_count)] if run.instance is not None else list(run.parts)
+    prices = []
+    for model in PRICE_MODELS:
+        quoted = model if model != "sustained-use" else PriceQuote.PricingModel.ON_DEMAND
+        quotes = [(book.on(instance_id=part, day=run.date, pricing_model=quoted), count) for part, count in parts]
+        if any(quote is None for quote, _ in quotes):
+            prices.append(ModelPrice(model, None, f"no {quoted} price for the machine on {run.date}"))
+            continue
+        if model == "sustained-use" and quotes[0][0].instance.provider.slug not in SUSTAINED_USE_PROVIDERS:
+            prices.append(ModelPrice(model, None, "only Google Cloud gives a sustained-use discount"))
+            continue
+        vm = [(quote, count) for quote, count in quotes if not quote.instance.accelerator]
+        gpus = [(quote, count) for quote, count in quotes if quote.instance.accelerator]
+        if model == "sustained-use" and any(quote.instance.vcpus for quote, _ in gpus):
+            prices.append(ModelPrice(model, None, "the machine's GPUs and VM are priced together: no VM share"))
+            continue
+        vm_usd = sum((catalog_price(quote.usd_per_hour) * count for quote, count in vm), Decimal(0))
+        gpu_usd = sum((catalog_price(quote.usd_per_hour) * count for quote, count in gpus), Decimal(0))
+        if model == "sustained-use":
+            usd = catalog_price(sustained_use_price(vm_usd_per_hour=vm_usd, gpu_usd_per_hour=gpu_usd))
+            arithmetic = (
+                f"{usd_per_hour_text(vm_usd)} (VM) x {SUSTAINED_USE_FULL_MONTH} + {usd_per_hour_text(gpu_usd)} "
+                f"(GPUs) = {usd_per_hour_text(usd)} USD/h on {run.date}"
+            )
+        else:
+            usd = vm_usd + gpu_usd
+            quoted_as = "; ".join(quote.quote_text for quote, _ in quotes if quote.quote_text)
+            arithmetic = f"{_terms(quotes)} = {usd_per_hour_text(usd)} USD/h on {run.date}" + (
+                f" ({quoted_as})" if quoted_as else ""
+            )
+        prices.append(ModelPrice(model, usd, arithmetic, reproduces(run.claimed_usd_per_hour, usd)))
+    return prices
+
+
+def _terms(quotes: list[tuple[PriceQuote, int]]) -> str:
+    """A machine's parts as the sum they make: '1 x 0.400000 (n1-standard-8) + 1 x 0.450000 (gpu-nvidia-tesla-k80)'."""
+    return " + ".join(
         f"{count} x {usd_per_hour_text(catalog_price(quote.usd_per_hour))} ({quote.instance.name})"
         for quote, count in quotes
     )
-    source = f"{pricing_model} parts on {day}: {terms} = {usd_per_hour_text(total)} USD/h"
-    return MachinePrice(total, 1, source, quotes[0][0])
 
 
 def run_costs(run: PricedRun, *, today: datetime.date | None = None, book: QuoteBook | None = None) -> list[PolicyCost]:

@@ -191,6 +191,9 @@ class EntryDetailSerializer(EntrySerializer):
     )
     price_warning = serializers.SerializerMethodField()
     hardware_match = serializers.SerializerMethodField()
+    pricing_models = serializers.SerializerMethodField(
+        help_text="The machine on the entry's date under each pricing model, and which is the entry's own price."
+    )
     footprint = serializers.SerializerMethodField(help_text="Estimated training energy and carbon, with sources.")
     latency_percentiles_ms = serializers.SerializerMethodField(
         help_text="Latency percentiles measured by Dawnboard's inference harness; null for other entries."
@@ -210,8 +213,8 @@ class EntryDetailSerializer(EntrySerializer):
         fields = [
             *EntrySerializer.Meta.fields,
             "author_email", "log_filename", "misc", "extra_fields", "claimed", "threshold",
-            "time_to_accuracy_line", "log_row_count", "files", "hardware_match", "cost_policies", "price_warning",
-            "footprint", "latency_percentiles_ms", "curve",
+            "time_to_accuracy_line", "log_row_count", "files", "hardware_match", "cost_policies", "pricing_models",
+            "price_warning", "footprint", "latency_percentiles_ms", "curve",
         ]  # fmt: skip
 
     def to_representation(self, entry: Entry) -> dict:
@@ -234,6 +237,17 @@ class EntryDetailSerializer(EntrySerializer):
 
     def get_price_warning(self, entry: Entry) -> str | None:
         return self._accounting(entry).price_warning
+
+    def get_pricing_models(self, entry: Entry) -> list[dict]:
+        return [
+            {
+                "model": price.model,
+                "usd_per_hour": None if price.usd_per_hour is None else str(price.usd_per_hour),
+                "arithmetic": price.arithmetic,
+                "reproduces_cost_per_hour": price.reproduces,
+            }
+            for price in self._accounting(entry).model_prices
+        ]
 
     def get_hardware_match(self, entry: Entry) -> dict | None:
         match = self._accounting(entry).match

@@ -13,8 +13,8 @@ from dawnboard.recipes import recipes_reproducing
 from dawnboard.rules import Track
 from dawnboard.scoring import shortest_decimal
 from leaderboard.models import Entry, HardwareMatch, Submission, SubmittedFile, Submitter
-from pricing.domain.cost import PolicyCost
-from pricing.selectors import PricedRun, QuoteBook, price_warning, run_costs, run_footprint
+from pricing.domain.cost import ModelPrice, PolicyCost
+from pricing.selectors import PricedRun, QuoteBook, model_prices, price_warning, run_costs, run_footprint
 
 # An entry's JSON as submitted: up to the entry size cap each. Only an entry's own page and API detail show
 # them; a list or a board that loads them pays for the largest entry on every row (a 47 MB one made the
@@ -98,6 +98,7 @@ class EntryAccounting:
     price_warning: str | None
     footprint: dict | None
     match: HardwareMatch | None
+    model_prices: list[ModelPrice]  # the machine on the entry's date under each pricing model
 
 
 def entry_match(entry: Entry) -> HardwareMatch | None:
@@ -139,6 +140,7 @@ def entry_accounting(entry: Entry, *, today: datetime.date | None = None) -> Ent
         price_warning=price_warning(run, book=book),
         footprint=None if footprint is None else {"entry_id": entry.id, **footprint},
         match=entry_match(entry),
+        model_prices=model_prices(run, book=book),
     )
 
 

@@ -41,6 +41,34 @@ USD_PLACES = 20
 PRICE_SHOWN_PLACES = 6  # prices are shown with at least these decimal places, and with every one the catalog has
 
 
+# Google's sustained-use discount, by the tiers of its price list (v1.10, 2016-11-30, and v1.75, key
+# sustained_use_tiers): each quarter of a month's use at 1.0, 0.8, 0.6 and 0.4 of the price, so a machine used
+# the whole month pays 0.7 of its vCPU and memory price; GPUs get no such discount.
+SUSTAINED_USE_FULL_MONTH = Decimal("0.7")
+SUSTAINED_USE_PROVIDERS = ("gcp",)
+REPRODUCES_WITHIN = Decimal("0.001")  # a tenth of a cent per hour: an entry's own price "is" a model's price
+
+
+@dataclass(frozen=True)
+class ModelPrice:
+    """A machine's price per hour under one pricing model on a day, its arithmetic, and whether it is the price
+    the entry states (within REPRODUCES_WITHIN), or why there is none."""
+
+    model: str
+    usd_per_hour: Decimal | None
+    arithmetic: str
+    reproduces: bool = False
+
+
+def reproduces(claimed_usd_per_hour: Decimal | None, usd_per_hour: Decimal) -> bool:
+    return claimed_usd_per_hour is not None and abs(claimed_usd_per_hour - usd_per_hour) <= REPRODUCES_WITHIN
+
+
+def sustained_use_price(*, vm_usd_per_hour: Decimal, gpu_usd_per_hour: Decimal) -> Decimal:
+    """A full month's sustained-use price: the VM's vCPUs and memory at 0.7 of their price, the GPUs at theirs."""
+    return vm_usd_per_hour * SUSTAINED_USE_FULL_MONTH + gpu_usd_per_hour
+
+
 @dataclass(frozen=True)
 class PolicyCost:
     """One policy's figure and the arithmetic behind it, or why there is none."""

@@ -134,3 +134,29 @@ def test_two_entries_stating_each_others_price_are_both_warned(submit):
     assert "7.2" in p2_with_g3_price and "p2.8xlarge" in p2_with_g3_price
     assert "4.56" in g3_with_p2_price and "g3.16xlarge" in g3_with_p2_price
     assert entry_accounting(submit("AWS g3.16xlarge", 4.56, "2019-06-01")).price_warning is None
+
+
+def model_prices_of(entry: Entry) -> dict[str, tuple[Decimal | None, bool]]:
+    return {price.model: (price.usd_per_hour, price.reproduces) for price in entry_accounting(entry).model_prices}
+
+
+def test_the_entry_page_says_which_pricing_model_is_the_entrys_own_price(submit, client):
+    baidu = submit("Baidu Cloud Tesla V100*1-16GB/56 GB/12 CPU", 1.0632, "2019-05-07")
+    aws = submit("V100 (AWS p3.2xlarge)", 3.06, "2018-11-06")
+
+    assert model_prices_of(baidu)["monthly"] == (Decimal("1.063225539"), True)
+    assert model_prices_of(aws)["on-demand"] == (Decimal("3.060000"), True)
+    assert model_prices_of(aws)["sustained-use"] == (None, False)  # only Google gives one
+    page = client.get(f"/entries/{baidu.id}/").content.decode()
+    assert "is the <strong>monthly</strong> price" in page
+
+
+def test_a_google_machine_under_sustained_use_pays_0_7_of_its_vm_and_all_of_its_gpus(submit):
+    """On 2017-10-11: 0.40 x 0.7 + 0.45. The DAWN entry states 0.967, which is 0.38 x 0.7 + 0.70, the prices of
+    an earlier day than the entry's date of record: no model reproduces it on that date."""
+    entry = submit("1 K80 / 30 GB / 8 CPU (Google Cloud)", 0.967, "2017-10-11")
+
+    prices = model_prices_of(entry)
+
+    assert prices["sustained-use"] == (Decimal("0.730000"), False)
+    assert prices["on-demand"] == (Decimal("0.850000"), False)
