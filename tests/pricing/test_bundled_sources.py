@@ -160,3 +160,15 @@ def test_a_google_machine_under_sustained_use_pays_0_7_of_its_vm_and_all_of_its_
 
     assert prices["sustained-use"] == (Decimal("0.730000"), False)
     assert prices["on-demand"] == (Decimal("0.850000"), False)
+
+
+def test_resolve_hardware_reports_a_machine_priced_by_its_parts_as_resolved_and_says_why_others_are_not(submit):
+    by_parts = submit("1 K80 / 30 GB / 8 CPU (Google Cloud)", 0.967, "2017-10-11")
+    kakao = submit("Tesla V100 * 1 GPU / 488 GB / 56 CPU (Kakao Brain BrainCloud)", 1.0, "2019-10-15")
+    out = StringIO()
+
+    call_command("resolve_hardware", "--json", stdout=out)
+
+    rows = {row["entry_id"]: row for row in json.loads(out.getvalue())["entries"]}
+    assert rows[by_parts.id]["resolved"] and len(rows[by_parts.id]["parts"]) == 2
+    assert not rows[kakao.id]["resolved"] and "Kakao Brain BrainCloud publishes no prices" in rows[kakao.id]["reason"]

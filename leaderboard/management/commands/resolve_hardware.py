@@ -21,9 +21,10 @@ class Command(BaseCommand):
             {
                 "entry_id": match.entry_id,
                 "hardware": match.entry.hardware,
-                "resolved": match.instance is not None,
+                "resolved": match.instance is not None or bool(match.parts),
                 "instance": str(match.instance) if match.instance else None,
                 "count": match.instance_count if match.instance else None,
+                "parts": [{"instance_id": instance_id, "count": count} for instance_id, count in match.parts],
                 "reason": match.reason,
                 "set_by_staff": match.set_by_staff,
             }
@@ -34,6 +35,11 @@ class Command(BaseCommand):
             self.stdout.write(json_module.dumps({"entries": rows, "summary": summary}, indent=2))
             return
         for row in rows:
-            outcome = f"-> {row['instance']} x {row['count']}" if row["resolved"] else f"refused: {row['reason']}"
+            if row["instance"]:
+                outcome = f"-> {row['instance']} x {row['count']}"
+            else:
+                outcome = f"-> {row['reason']}" if row["resolved"] else f"refused: {row['reason']}"
             self.stdout.write(f"{row['entry_id']:>6}  {row['hardware'][:70]:<70}  {outcome}")
-        self.stdout.write(f"{summary['resolved']} of {summary['entries']} entries resolve to a catalog instance.")
+        self.stdout.write(
+            f"{summary['resolved']} of {summary['entries']} entries resolve to a catalog instance or its parts."
+        )
