@@ -66,6 +66,7 @@ class PriceQuote(models.Model):
     quoted_price = models.DecimalField(max_digits=20, decimal_places=PRICE_DECIMAL_PLACES, null=True, blank=True)
     quoted_per = models.CharField(max_length=5, blank=True, help_text="hour or month")
     currency_per_usd = models.DecimalField(max_digits=20, decimal_places=PRICE_DECIMAL_PLACES, null=True, blank=True)
+    usd_per_currency = models.DecimalField(max_digits=20, decimal_places=PRICE_DECIMAL_PLACES, null=True, blank=True)
     exchange_rate_source = models.CharField(max_length=500, blank=True)
 
     class Meta:
@@ -95,6 +96,7 @@ class PriceQuote(models.Model):
             amount=self.quoted_price.normalize(),
             per=self.quoted_per,
             currency_per_usd=self.currency_per_usd.normalize() if self.currency_per_usd is not None else None,
+            usd_per_currency=self.usd_per_currency.normalize() if self.usd_per_currency is not None else None,
             exchange_rate_source=self.exchange_rate_source,
         ).text
 

@@ -55,6 +55,7 @@ def prices_load(*, text: str) -> LoadSummary:
                 "quoted_price": quote.amount if quote else None,
                 "quoted_per": quote.per if quote else "",
                 "currency_per_usd": quote.currency_per_usd if quote else None,
+                "usd_per_currency": quote.usd_per_currency if quote else None,
                 "exchange_rate_source": quote.exchange_rate_source if quote else "",
             }
             quote, was_created = PriceQuote.objects.get_or_create(

@@ -32,6 +32,7 @@ class PriceQuoteSerializer(serializers.ModelSerializer):
             "price": str(quote.quoted_price.normalize()),
             "per": quote.quoted_per,
             "currency_per_usd": str(quote.currency_per_usd.normalize()) if quote.currency_per_usd else None,
+            "usd_per_currency": str(quote.usd_per_currency.normalize()) if quote.usd_per_currency else None,
             "exchange_rate_source": quote.exchange_rate_source,
             "text": quote.quote_text,
         }

@@ -20,7 +20,14 @@ PRICE_COLUMNS = [
 # A price quoted in another currency, or by the month: the figure as quoted, and the exchange rate used with its
 # source. Then `usd_per_hour` is left empty and worked out (`quoted_usd_per_hour`). Optional: a catalog may end
 # at `note`.
-QUOTE_COLUMNS = ["currency", "quoted_price", "quoted_per", "currency_per_usd", "exchange_rate_source"]
+QUOTE_COLUMNS = [
+    "currency",
+    "quoted_price",
+    "quoted_per",
+    "currency_per_usd",
+    "usd_per_currency",
+    "exchange_rate_source",
+]
 QUOTED_PER = ("hour", "month")
 HOURS_PER_MONTH = Decimal(720)  # a monthly subscription spread over 30 days of 24 hours
 ACCELERATOR_COLUMNS = ["accelerator", "board_power_watts", "source_url", "note"]
@@ -83,24 +90,36 @@ class PriceRow:
 @dataclass(frozen=True)
 class Quote:
     """A price as its source quotes it: an amount of a currency per hour or per month, and (for a currency other
-    than USD) how many units of it a USD bought, as the source states, with where that rate comes from."""
+    than USD) the exchange rate used, either way round as its source states it (units of the currency a USD
+    bought, or USD a unit bought), with where that rate comes from."""
 
     currency: str
     amount: Decimal
     per: str
     currency_per_usd: Decimal | None
     exchange_rate_source: str
+    usd_per_currency: Decimal | None = None
 
     @property
     def usd_per_hour(self) -> Decimal:
-        """The quote in USD per hour, to the catalog's PRICE_DECIMAL_PLACES: amount / rate / hours."""
-        usd = self.amount if self.currency == "USD" else self.amount / self.currency_per_usd
+        """The quote in USD per hour, to the catalog's PRICE_DECIMAL_PLACES: amount at the rate, / hours."""
+        if self.currency == "USD":
+            usd = self.amount
+        elif self.usd_per_currency is not None:
+            usd = self.amount * self.usd_per_currency
+        else:
+            usd = self.amount / self.currency_per_usd
         hours = HOURS_PER_MONTH if self.per == "month" else Decimal(1)
         return (usd / hours).quantize(Decimal(1).scaleb(-PRICE_DECIMAL_PLACES))
 
     @property
     def text(self) -> str:
-        rate = "" if self.currency == "USD" else f" at {self.currency_per_usd} {self.currency} per USD"
+        if self.currency == "USD":
+            rate = ""
+        elif self.usd_per_currency is not None:
+            rate = f" at {self.usd_per_currency} USD per {self.currency}"
+        else:
+            rate = f" at {self.currency_per_usd} {self.currency} per USD"
         hours = f" / {HOURS_PER_MONTH} h" if self.per == "month" else ""
         return f"{self.amount} {self.currency} per {self.per}{rate}{hours}"
 
@@ -165,14 +184,27 @@ def _quote(cells: _Fields) -> Quote | None:
         cells._bad("usd_per_hour", "must be empty where the price is quoted: it is worked out from the quote")
     per = cells.choice("quoted_per", QUOTED_PER)
     amount = cells.number("quoted_price", positive=True, places=PRICE_DECIMAL_PLACES)
-    rate, rate_source = None, record["exchange_rate_source"]
+    rate = inverse = None
+    rate_source = record["exchange_rate_source"]
     if currency != "USD":
-        rate = cells.number("currency_per_usd", positive=True, places=PRICE_DECIMAL_PLACES)
+        if bool(record["currency_per_usd"]) == bool(record["usd_per_currency"]):
+            cells._bad("currency_per_usd", "give the exchange rate once: currency_per_usd or usd_per_currency")
+        elif record["currency_per_usd"]:
+            rate = cells.number("currency_per_usd", positive=True, places=PRICE_DECIMAL_PLACES)
+        else:
+            inverse = cells.number("usd_per_currency", positive=True, places=PRICE_DECIMAL_PLACES)
         if not rate_source:
             cells._bad("exchange_rate_source", "is empty: a converted price names where its exchange rate comes from")
     if not cells.ok:
         return None
-    return Quote(currency=currency, amount=amount, per=per, currency_per_usd=rate, exchange_rate_source=rate_source)
+    return Quote(
+        currency=currency,
+        amount=amount,
+        per=per,
+        currency_per_usd=rate,
+        usd_per_currency=inverse,
+        exchange_rate_source=rate_source,
+    )
 
 
 def parse_accelerators(text: str) -> list[AcceleratorRow]:

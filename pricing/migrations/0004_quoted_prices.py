@@ -22,6 +22,7 @@ def bundled_quotes(apps, schema_editor):
             quoted_price=row.quote.amount,
             quoted_per=row.quote.per,
             currency_per_usd=row.quote.currency_per_usd,
+            usd_per_currency=row.quote.usd_per_currency,
             exchange_rate_source=row.quote.exchange_rate_source,
         )
 
@@ -40,6 +41,11 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name="pricequote",
             name="currency_per_usd",
+            field=models.DecimalField(blank=True, decimal_places=10, max_digits=20, null=True),
+        ),
+        migrations.AddField(
+            model_name="pricequote",
+            name="usd_per_currency",
             field=models.DecimalField(blank=True, decimal_places=10, max_digits=20, null=True),
         ),
         migrations.AddField(

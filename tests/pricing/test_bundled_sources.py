@@ -172,3 +172,12 @@ def test_resolve_hardware_reports_a_machine_priced_by_its_parts_as_resolved_and_
     rows = {row["entry_id"]: row for row in json.loads(out.getvalue())["entries"]}
     assert rows[by_parts.id]["resolved"] and len(rows[by_parts.id]["parts"]) == 2
     assert not rows[kakao.id]["resolved"] and "Kakao Brain BrainCloud publishes no prices" in rows[kakao.id]["reason"]
+
+
+def test_alibabas_gpu_machines_are_priced_as_their_users_quoted_them():
+    """12.6 CNY an hour at 0.14 USD per CNY (#117), and 142.12 CNY given as 20.60 USD an hour (#131)."""
+    t4 = quote("ecs.gn6i-c8g1.2xlarge", "alibaba", "2019-10-17")
+    v100 = quote("ecs.gn6e-c12g1.24xlarge", "alibaba", "2020-03-10")
+
+    assert t4["usd_per_hour"] == "1.764000"
+    assert v100["usd_per_hour"] == "20.600000"

@@ -12,7 +12,7 @@ RATE_SOURCE = "https://example.org/rate"
 
 def quoted_row(*, usd_per_hour="", currency="CNY", price="5129", per="month", rate="6.70", rate_source=RATE_SOURCE):
     cells = ["baidu", "v100x1", "V100", "1", "12", "56", "cn", "monthly", usd_per_hour, "2019-05-07"]
-    cells += ["https://example.org/prices", "note", currency, price, per, rate, rate_source]
+    cells += ["https://example.org/prices", "note", currency, price, per, rate, "", rate_source]
     return ",".join(cells)
 
 
@@ -66,3 +66,28 @@ def test_a_quoted_row_that_cannot_be_converted_is_refused_by_its_field(row, fiel
         parse_prices(f"{HEADER}\n{row}\n")
 
     assert [(problem.line, problem.field) for problem in caught.value.problems] == [(2, field)]
+
+
+def test_a_rate_stated_as_usd_per_unit_is_kept_that_way_round():
+    """Alibaba's 12.6 CNY an hour at '0.14' USD per CNY (dawn-bench-entries#117): exactly 1.764 USD an hour."""
+    quote = Quote(
+        currency="CNY",
+        amount=Decimal("12.6"),
+        per="hour",
+        currency_per_usd=None,
+        usd_per_currency=Decimal("0.14"),
+        exchange_rate_source="",
+    )
+
+    assert quote.usd_per_hour == Decimal("1.764")
+    assert quote.text == "12.6 CNY per hour at 0.14 USD per CNY"
+
+
+def test_a_rate_given_both_ways_round_or_neither_is_refused():
+    both = quoted_row(rate="6.70").replace(",6.70,,", ",6.70,0.14,")
+    neither = quoted_row(rate="")
+
+    for row in (both, neither):
+        with pytest.raises(CatalogError) as caught:
+            parse_prices(f"{HEADER}\n{row}\n")
+        assert [(problem.line, problem.field) for problem in caught.value.problems] == [(2, "currency_per_usd")]
