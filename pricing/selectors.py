@@ -19,6 +19,7 @@ from pricing.domain.cost import (
     CATALOG_AT_SUBMISSION,
     CATALOG_TODAY,
     SPOT_TODAY,
+    SUSTAINED_USE,
     SUSTAINED_USE_FULL_MONTH,
     SUSTAINED_USE_PROVIDERS,
     ModelPrice,
@@ -125,8 +126,13 @@ class PricedRun:
         return self.instance is not None or bool(self.parts)
 
     @property
+    def machine_parts(self) -> list[tuple[int, int]]:
+        """(catalog instance id, count) of everything the machine is priced from: its instance, or its parts."""
+        return [(self.instance.id, self.instance_count)] if self.instance is not None else list(self.parts)
+
+    @property
     def instance_ids(self) -> list[int]:
-        return [self.instance.id] if self.instance is not None else [instance_id for instance_id, _ in self.parts]
+        return [instance_id for instance_id, _ in self.machine_parts]
 
 
 @dataclass(frozen=True)
@@ -150,19 +156,17 @@ def machine_price(run: PricedRun, *, book: QuoteBook, day: datetime.date, pricin
         quoted = f": {quote.quote_text}" if quote.quote_text else ""
         source = f"{quote.pricing_model} {run.instance} {quote.region} on {day}{quoted}"
         return MachinePrice(catalog_price(quote.usd_per_hour), run.instance_count, source, quote)
-    quotes = [
-        (book.list_price_on(instance_id=part, day=day, pricing_model=pricing_model), count) for part, count in run.parts
-    ]
+    quotes = [(book.list_price_on(instance_id=part, day=day, pricing_model=pricing_model), n) for part, n in run.parts]
     if any(quote is None for quote, _ in quotes):
         return f"no {pricing_model} price on {day} for every part of the machine ({run.unpriced_reason})"
-    total = sum((catalog_price(quote.usd_per_hour) * count for quote, count in quotes), Decimal(0))
+    total = _total(quotes)
     source = f"{pricing_model} parts on {day}: {_terms(quotes)} = {usd_per_hour_text(total)} USD/h"
     return MachinePrice(total, 1, source, quotes[0][0])
 
 
 PRICE_MODELS = (
     PriceQuote.PricingModel.ON_DEMAND,
-    "sustained-use",
+    SUSTAINED_USE,
     PriceQuote.PricingModel.MONTHLY,
     PriceQuote.PricingModel.SPOT,
 )
@@ -175,25 +179,23 @@ def model_prices(run: PricedRun, *, book: QuoteBook | None = None) -> list[Model
     if not run.priced:
         return []
     book = book or QuoteBook(run.instance_ids)
-    parts = [(run.instance.id, run.instance_count)] if run.instance is not None else list(run.parts)
     prices = []
     for model in PRICE_MODELS:
-        quoted = model if model != "sustained-use" else PriceQuote.PricingModel.ON_DEMAND
-        quotes = [(book.on(instance_id=part, day=run.date, pricing_model=quoted), count) for part, count in parts]
+        quoted = model if model != SUSTAINED_USE else PriceQuote.PricingModel.ON_DEMAND
+        quotes = [(book.on(instance_id=part, day=run.date, pricing_model=quoted), n) for part, n in run.machine_parts]
         if any(quote is None for quote, _ in quotes):
             prices.append(ModelPrice(model, None, f"no {quoted} price for the machine on {run.date}"))
             continue
-        if model == "sustained-use" and quotes[0][0].instance.provider.slug not in SUSTAINED_USE_PROVIDERS:
+        if model == SUSTAINED_USE and quotes[0][0].instance.provider.slug not in SUSTAINED_USE_PROVIDERS:
             prices.append(ModelPrice(model, None, "only Google Cloud gives a sustained-use discount"))
             continue
         vm = [(quote, count) for quote, count in quotes if not quote.instance.accelerator]
         gpus = [(quote, count) for quote, count in quotes if quote.instance.accelerator]
-        if model == "sustained-use" and any(quote.instance.vcpus for quote, _ in gpus):
+        if model == SUSTAINED_USE and any(quote.instance.vcpus for quote, _ in gpus):
             prices.append(ModelPrice(model, None, "the machine's GPUs and VM are priced together: no VM share"))
             continue
-        vm_usd = sum((catalog_price(quote.usd_per_hour) * count for quote, count in vm), Decimal(0))
-        gpu_usd = sum((catalog_price(quote.usd_per_hour) * count for quote, count in gpus), Decimal(0))
-        if model == "sustained-use":
+        vm_usd, gpu_usd = _total(vm), _total(gpus)
+        if model == SUSTAINED_USE:
             usd = catalog_price(sustained_use_price(vm_usd_per_hour=vm_usd, gpu_usd_per_hour=gpu_usd))
             arithmetic = (
                 f"{usd_per_hour_text(vm_usd)} (VM) x {SUSTAINED_USE_FULL_MONTH} + {usd_per_hour_text(gpu_usd)} "
@@ -207,6 +209,11 @@ def model_prices(run: PricedRun, *, book: QuoteBook | None = None) -> list[Model
             )
         prices.append(ModelPrice(model, usd, arithmetic, reproduces(run.claimed_usd_per_hour, usd)))
     return prices
+
+
+def _total(quotes: list[tuple[PriceQuote, int]]) -> Decimal:
+    """What the parts cost together per hour, each at the precision the catalog shows it."""
+    return sum((catalog_price(quote.usd_per_hour) * count for quote, count in quotes), Decimal(0))
 
 
 def _terms(quotes: list[tuple[PriceQuote, int]]) -> str:

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
+from io import StringIO
+from pathlib import Path
 
 import factory
+from django.core.management import call_command
 
-from leaderboard.models import Submitter
+from leaderboard.models import Entry, Submitter
 from leaderboard.services import submitter_create
 
 
@@ -35,6 +38,18 @@ def inference_document(**overrides) -> dict:
 
 def entry_bytes(**overrides) -> bytes:
     return json.dumps(entry_document(**overrides)).encode()
+
+
+def submit_training_entry(directory: Path, **fields) -> Entry:
+    """Submit a cifar10 training entry (`entry_document(**fields)` and the default log) with `manage.py submit`."""
+    entry_path, log_path = directory / "entry.json", directory / "log.tsv"
+    entry_path.write_bytes(entry_bytes(**fields))
+    log_path.write_bytes(training_log())
+    out = StringIO()
+    call_command(
+        "submit", "--task", "cifar10", "--track", "train", str(entry_path), str(log_path), "--json", stdout=out
+    )
+    return Entry.objects.get(id=json.loads(out.getvalue())["entry_id"])
 
 
 def training_log(rows=None, *, header="epoch\thours\ttop1Accuracy", newline="\n") -> bytes:

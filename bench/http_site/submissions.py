@@ -15,6 +15,7 @@ from bench.http_site import settle, wrk
 from bench.http_site.goals import BurstResult, LoadedResult, LockSamples
 from bench.soak import client, verify
 from bench.soak.payloads import Logical, batch
+from bench.soak.phases import post_logical
 from bench.soak.stack import Stack
 
 BURST_SUBMISSIONS, BURST_CLIENTS = 60, 4
@@ -28,17 +29,6 @@ FROM pg_stat_activity AS activity
 WHERE activity.datname = current_database()
   AND (activity.wait_event_type = 'Lock' OR activity.pid IN (SELECT pid FROM pg_locks WHERE NOT granted))
 """
-
-
-def post(stack: Stack, logical: Logical) -> client.Reply:
-    return client.post_submission(
-        stack.base_url,
-        token=stack.tokens[logical.client % len(stack.tokens)],
-        task=logical.task,
-        track=logical.track,
-        entry=logical.entry,
-        log=logical.log,
-    )
 
 
 def accepted_count(stack: Stack, logicals: list[Logical]) -> int:
@@ -63,7 +53,7 @@ class SteadySubmitter(threading.Thread):
         for logical in self.logicals:
             if self.stopping.wait(max(0.0, due - time.monotonic())):
                 return
-            post(self.stack, logical)
+            post_logical(self.stack, logical)
             self.sent.append(logical)
             due += 1
 
@@ -131,7 +121,9 @@ def burst(stack: Stack, paths: list[str], run_id: str) -> BurstResult:
         started = time.monotonic()
         with ThreadPoolExecutor(BURST_CLIENTS) as pool:
             replies = [
-                reply for sent in pool.map(lambda mine: [post(stack, one) for one in mine], own) for reply in sent
+                reply
+                for sent in pool.map(lambda mine: [post_logical(stack, one) for one in mine], own)
+                for reply in sent
             ]
         answered_seconds = time.monotonic() - started
         accepted = accepted_count(stack, logicals)

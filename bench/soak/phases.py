@@ -56,7 +56,8 @@ class PhaseResult:
         return [(logical, answered[logical.label]) for logical in self.logicals if logical.label in answered]
 
 
-def _post(stack: Stack, logical: Logical) -> client.Reply:
+def post_logical(stack: Stack, logical: Logical) -> client.Reply:
+    """Post one logical submission as its client, with its Idempotency-Key."""
     return client.post_submission(
         stack.base_url,
         token=stack.tokens[logical.client % len(stack.tokens)],
@@ -74,15 +75,15 @@ def _send_one(stack: Stack, logical: Logical, result: PhaseResult) -> None:
         return
     if logical.replay == "race":
         replies: list[client.Reply] = []
-        twin = threading.Thread(target=lambda: replies.append(_post(stack, logical)))
+        twin = threading.Thread(target=lambda: replies.append(post_logical(stack, logical)))
         twin.start()
-        first = _post(stack, logical)
+        first = post_logical(stack, logical)
         twin.join(timeout=90)
         replies.insert(0, first)
     else:
-        replies = [_post(stack, logical)]
+        replies = [post_logical(stack, logical)]
         if logical.replay == "after":
-            replies.append(_post(stack, logical))
+            replies.append(post_logical(stack, logical))
     for reply in replies:
         result.record(logical, reply)
     if len(replies) == 2:
@@ -213,7 +214,7 @@ def broker_outage(stack: Stack, run_id: str, *, outage_seconds: float = 10, in_f
             with take:
                 logical = next(pool)
                 result.logicals.append(logical)
-            reply = _post(stack, logical)
+            reply = post_logical(stack, logical)
             result.record(logical, reply)
             if reply.status == 503:
                 refused.append(logical)

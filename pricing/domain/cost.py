@@ -44,6 +44,7 @@ PRICE_SHOWN_PLACES = 6  # prices are shown with at least these decimal places, a
 # Google's sustained-use discount, by the tiers of its price list (v1.10, 2016-11-30, and v1.75, key
 # sustained_use_tiers): each quarter of a month's use at 1.0, 0.8, 0.6 and 0.4 of the price, so a machine used
 # the whole month pays 0.7 of its vCPU and memory price; GPUs get no such discount.
+SUSTAINED_USE = "sustained-use"  # a pricing model worked out from on-demand quotes, never quoted itself
 SUSTAINED_USE_FULL_MONTH = Decimal("0.7")
 SUSTAINED_USE_PROVIDERS = ("gcp",)
 REPRODUCES_WITHIN = Decimal("0.001")  # a tenth of a cent per hour: an entry's own price "is" a model's price

@@ -18,7 +18,7 @@ from dawnboard.errors import ERROR_DESCRIPTIONS, WARNING_DESCRIPTIONS, ErrorCode
 from dawnboard.metrics import LEADERBOARD_METRICS
 from leaderboard import views
 from leaderboard.models import Entry
-from tests.factories import entry_bytes, training_log
+from tests.factories import submit_training_entry
 
 pytestmark = pytest.mark.django_db
 
@@ -44,14 +44,7 @@ def sample(sample_dir):
 @pytest.fixture
 def submit_file(tmp_path):
     def submit(**fields) -> Entry:
-        entry_path, log_path = tmp_path / "entry.json", tmp_path / "log.tsv"
-        entry_path.write_bytes(entry_bytes(**fields))
-        log_path.write_bytes(training_log())
-        out = StringIO()
-        call_command(
-            "submit", "--task", "cifar10", "--track", "train", str(entry_path), str(log_path), "--json", stdout=out
-        )
-        return Entry.objects.get(id=json.loads(out.getvalue())["entry_id"])
+        return submit_training_entry(tmp_path, **fields)
 
     return submit
 

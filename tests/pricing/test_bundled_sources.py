@@ -11,7 +11,7 @@ from django.core.management import call_command
 
 from leaderboard.models import Entry
 from leaderboard.selectors import entry_accounting
-from tests.factories import entry_bytes, training_log
+from tests.factories import submit_training_entry
 
 pytestmark = pytest.mark.django_db
 PRICE_LIST_2016 = "jeffgodwyll/nanobox-googlecloud-adapter/blob/daed04b528e5f5526a4bda2df0329179613451aa/pricelist.json"
@@ -114,14 +114,7 @@ def test_a_sample_n1_entry_is_priced_by_its_named_machine_type(submit):
 @pytest.fixture
 def submit(tmp_path):
     def submit_entry(hardware: str, cost_per_hour: float, day: str) -> Entry:
-        entry_path, log_path = tmp_path / "entry.json", tmp_path / "log.tsv"
-        entry_path.write_bytes(entry_bytes(hardware=hardware, costPerHour=cost_per_hour, timestamp=day))
-        log_path.write_bytes(training_log())
-        out = StringIO()
-        call_command(
-            "submit", "--task", "cifar10", "--track", "train", str(entry_path), str(log_path), "--json", stdout=out
-        )
-        return Entry.objects.get(id=json.loads(out.getvalue())["entry_id"])
+        return submit_training_entry(tmp_path, hardware=hardware, costPerHour=cost_per_hour, timestamp=day)
 
     return submit_entry
 
