@@ -192,8 +192,10 @@ def _mentions_provider(text: str, provider: str) -> bool:
 
 
 def _accelerators_named(text: str) -> set[str]:
+    """The accelerators the text names, upper-cased ('GTX 1080 TI' too: a word is matched whatever its case)."""
     upper = text.upper()
-    return {word for word in ACCELERATOR_WORDS if re.search(rf"(?<![A-Z0-9]){word}(?![A-Z0-9])", upper)}
+    words = (word.upper() for word in ACCELERATOR_WORDS)
+    return {word for word in words if re.search(rf"(?<![A-Z0-9]){re.escape(word)}(?![A-Z0-9])", upper)}
 
 
 def _count_before(text: str, position: int) -> int:

@@ -189,3 +189,9 @@ def test_a_machine_missing_a_part_in_the_catalog_is_refused_with_the_shape_it_lo
 
     assert not resolution.resolved
     assert "no gcp instance is 1 x P4, 6 vCPUs, 20 GB" in resolution.reason
+
+
+def test_an_accelerator_of_mixed_case_that_the_instance_does_not_carry_is_refused():
+    resolution = resolve_hardware("4x GTX 1080 Ti (AWS p3.8xlarge)", bundled_instances())
+
+    assert not resolution.resolved and "but p3.8xlarge carries V100" in resolution.reason
