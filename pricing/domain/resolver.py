@@ -5,6 +5,8 @@ It never guesses. An instance is matched when the text names it (e.g. `[p2.xlarg
 accelerator the text names is the one that instance carries. A text that names no instance is matched by its
 shape only when it names a provider and its accelerators (`Lambda GPU Cloud - 4x GTX 1080 Ti`), every vCPU and
 GB figure it gives is the instance's, and exactly one instance of that provider in the catalog has that shape.
+A machine the provider bills by its parts is priced so: a Google machine given by its GPUs, vCPUs and GB, or a
+named machine type beside accelerators it does not carry ('GCP n1-standard-2, Cloud TPU v2').
 A refusal says what is missing: the provider, a part, or prices (a provider that publishes none).
 """
 
@@ -29,8 +31,15 @@ NO_PUBLIC_PRICES = {
     "Huawei Cloud": ("huawei",),
     "Kakao Brain BrainCloud": ("kakao", "braincloud"),
 }
-ACCELERATOR_WORDS = ("K80", "M60", "P100", "V100", "T4", "A10G", "A100", "H100", "H200", "L4", "P4", "GTX 1080 Ti")
+ACCELERATOR_WORDS = (
+    "K80", "M60", "P100", "V100", "T4", "A10G", "A100", "H100", "H200", "L4", "P4", "GTX 1080 Ti", "TPUv2", "TPUv3",
+)  # fmt: skip
 VOLTA = re.compile(r"\bvolta\b", re.IGNORECASE)
+TPU_VERSION = re.compile(r"\bTPU[\s_-]*v?([23])\b", re.IGNORECASE)  # 'TPU v2', 'TPU-v3', 'TPUv2' read as TPUv2 / TPUv3
+TPU_UNVERSIONED = re.compile(r"\bTPUs?\b(?![\s_-]*v?[23]\b)", re.IGNORECASE)
+CUSTOM_MACHINE = "custom"  # a provider's per-vCPU and per-GB prices for a machine of any shape: n1-custom-vcpu
+TPU_SLICE = re.compile(r"\bv[23]-(\d+)\b", re.IGNORECASE)  # 'v2-8' is one device (8 cores); 'v3-32' a pod slice
+TPU_POD = re.compile(r"\bTPU.*\bpods?\b|\bpods?\b.*\bTPU", re.IGNORECASE)
 TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9]")
 
 
@@ -61,6 +70,13 @@ class Resolution:
 
 
 def resolve_hardware(text: str, known: Iterable[KnownInstance]) -> Resolution:
+    if TPU_POD.search(text) or any(int(cores) != 8 for cores in TPU_SLICE.findall(text)):
+        return _refused("the text names a Cloud TPU pod or pod slice, and the catalog prices single TPU devices only")
+    if TPU_UNVERSIONED.search(text):
+        return _refused("the text names a Cloud TPU but not its version (v2 or v3), which sets its price")
+    # Accelerators are read from the text with 'TPU v2' written as the catalog writes it; names from the text itself.
+    accelerator_text = TPU_VERSION.sub(lambda found: f"TPUv{found.group(1)}", text)
+    known = list(known)
     by_name: dict[str, list[KnownInstance]] = {}
     for instance in known:
         by_name.setdefault(instance.name.lower(), []).append(instance)
@@ -73,7 +89,7 @@ def resolve_hardware(text: str, known: Iterable[KnownInstance]) -> Resolution:
         if candidates:
             named.setdefault(match.group().lower(), (candidates, match.start()))
     if not named:
-        return _by_shape(text, list(by_name.values()))
+        return _by_shape(accelerator_text, list(by_name.values()))
     if len(named) > 1:
         return _refused(f"the text names several instance types ({', '.join(sorted(named))})")
     ((candidates, position),) = named.values()
@@ -84,7 +100,10 @@ def resolve_hardware(text: str, known: Iterable[KnownInstance]) -> Resolution:
             return _refused(f"'{candidates[0].name}' exists at several providers ({providers}) and the text names none")
         candidates = hinted
     instance = candidates[0]
-    mentioned = _accelerators_named(text)
+    mentioned = _accelerators_named(accelerator_text)
+    if mentioned and not instance.accelerator:
+        count = _count_before(text, position)
+        return _machine_type_and_accelerators(accelerator_text, instance, known, count=count)
     if mentioned and instance.accelerator and instance.accelerator.upper() not in mentioned:
         return _refused(
             f"the text names {', '.join(sorted(mentioned))} but {instance.name} carries {instance.accelerator}"
@@ -92,6 +111,35 @@ def resolve_hardware(text: str, known: Iterable[KnownInstance]) -> Resolution:
     count = _count_before(text, position)
     reason = f"names {instance.provider} {instance.name}" + (f" x {count}" if count > 1 else "")
     return Resolution(provider=instance.provider, instance=instance.name, count=count, reason=reason)
+
+
+def _machine_type_and_accelerators(
+    text: str, machine: KnownInstance, known: list[KnownInstance], *, count: int
+) -> Resolution:
+    """A named machine type that carries no accelerator, beside accelerators the text names ('GCP n1-standard-2,
+    Cloud TPU v2'): priced by its parts, the machine type and each accelerator at the provider's own price for
+    one, when the provider sells them so; else refused, never priced as the machine type alone."""
+    accelerators = _accelerator_counts(text)
+    if len(accelerators) > 1:
+        return _refused(f"the text names several accelerators ({', '.join(sorted(accelerators))})")
+    ((accelerator, accelerator_count),) = accelerators.items()
+    singles = [
+        instance
+        for instance in known
+        if instance.provider == machine.provider
+        and instance.accelerator.upper() == accelerator.upper()
+        and instance.accelerator_count == 1
+        and not instance.vcpus
+    ]
+    if len(singles) != 1:
+        return _refused(
+            f"the text names {accelerator_count} x {accelerator} beside {machine.name}, which carries none, and the "
+            f"catalog has no {machine.provider} price for one {accelerator} on its own"
+        )
+    machines = f"{count} x the {machine.name} machine type" if count > 1 else f"the {machine.name} machine type"
+    reason = f"priced by its parts: {machines}, and {accelerator_count} x {singles[0].name}"
+    parts = ((machine.name, count), (singles[0].name, accelerator_count))
+    return Resolution(provider=machine.provider, instance=None, count=1, reason=reason, parts=parts)
 
 
 def _by_shape(text: str, instances: list[list[KnownInstance]]) -> Resolution:
@@ -146,8 +194,9 @@ def _by_parts(
     own = [instance for instance in instances if instance.provider == provider]
     gpus = [i for i in own if i.accelerator.upper() == accelerator.upper() and i.accelerator_count == 1 and not i.vcpus]
     machines = [i for i in own if not i.accelerator and i.vcpus == vcpus and i.memory_gib == memory]
-    per_vcpu = [i for i in own if not i.accelerator and i.vcpus == 1 and not i.memory_gib]
-    per_gib = [i for i in own if not i.accelerator and not i.vcpus and i.memory_gib == 1]
+    custom = [i for i in own if not i.accelerator and CUSTOM_MACHINE in i.name]  # not the predefined types' rates
+    per_vcpu = [i for i in custom if i.vcpus == 1 and not i.memory_gib]
+    per_gib = [i for i in custom if not i.vcpus and i.memory_gib == 1]
     if len(gpus) != 1 or not (len(machines) == 1 or (len(per_vcpu) == 1 and len(per_gib) == 1)):
         return None
     if len(machines) == 1:

@@ -179,7 +179,12 @@ def test_a_google_machine_described_by_its_parts_is_its_machine_type_and_its_gpu
 
 
 def test_a_google_machine_of_no_machine_type_is_priced_per_vcpu_and_per_gb():
-    resolution = resolve_hardware("1 K80 / 20 GB / 6 CPU (Google Cloud)", GOOGLE)
+    """At the custom machine's rates, never the predefined types' (resource-based billing) ones."""
+    predefined = [
+        KnownInstance("gcp", "n1-predefined-vcpu", "", 0, vcpus=1),
+        KnownInstance("gcp", "n1-predefined-memory-gib", "", 0, memory_gib=1),
+    ]
+    resolution = resolve_hardware("1 K80 / 20 GB / 6 CPU (Google Cloud)", [*GOOGLE, *predefined])
 
     assert resolution.parts == (("n1-custom-vcpu", 6), ("n1-custom-memory-gib", 20), ("gpu-nvidia-tesla-k80", 1))
 
@@ -195,3 +200,45 @@ def test_an_accelerator_of_mixed_case_that_the_instance_does_not_carry_is_refuse
     resolution = resolve_hardware("4x GTX 1080 Ti (AWS p3.8xlarge)", bundled_instances())
 
     assert not resolution.resolved and "but p3.8xlarge carries V100" in resolution.reason
+
+
+GOOGLE_TPU = [
+    *GOOGLE,
+    KnownInstance("gcp", "n1-standard-2", "", 0, vcpus=2, memory_gib=7.5),
+    KnownInstance("gcp", "tpu-v2-8", "TPUv2", 1),
+    KnownInstance("gcp", "tpu-v3-8", "TPUv3", 1),
+]
+
+
+def test_a_named_machine_type_beside_an_accelerator_is_priced_by_its_parts_never_as_the_machine_alone():
+    """Google's own ImageNet entries name 'GCP n1-standard-2, Cloud TPU': the host VM and the TPU, billed apart."""
+    tpu = resolve_hardware("GCP n1-standard-2, Cloud TPU v2", GOOGLE_TPU)
+    gpus = resolve_hardware("2 x n1-standard-8, 4 K80 (Google Cloud)", GOOGLE_TPU)
+
+    assert tpu.parts == (("n1-standard-2", 1), ("tpu-v2-8", 1))
+    assert "the n1-standard-2 machine type, and 1 x tpu-v2-8" in tpu.reason
+    assert gpus.parts == (("n1-standard-8", 2), ("gpu-nvidia-tesla-k80", 4))
+    assert resolve_hardware("Cloud TPU v3-8 + n1-standard-2 (GCP)", GOOGLE_TPU).parts[1] == ("tpu-v3-8", 1)
+    assert resolve_hardware("TPUv2 (GCP [tpu-v2-8])", GOOGLE_TPU).instance == "tpu-v2-8"
+
+
+def test_a_named_machine_type_beside_an_accelerator_the_provider_does_not_sell_alone_is_refused():
+    resolution = resolve_hardware("n1-standard-8 + 2 x P4 (Google Cloud)", GOOGLE_TPU)
+
+    assert not resolution.resolved
+    assert "names 2 x P4 beside n1-standard-8, which carries none" in resolution.reason
+
+
+@pytest.mark.parametrize(
+    ("hardware", "why"),
+    [
+        ("GCP n1-standard-2, Cloud TPU", "not its version"),
+        ("GCP n1-standard-2, Cloud TPU v2 Pod", "pod"),
+        ("Cloud TPU v3-32 (GCP)", "pod slice"),
+        ("n1-standard-2 + Cloud TPUv3 Pod (GCP)", "pod"),
+    ],
+)
+def test_a_tpu_without_its_version_or_a_pod_is_refused(hardware, why):
+    resolution = resolve_hardware(hardware, GOOGLE_TPU)
+
+    assert not resolution.resolved and why in resolution.reason
