@@ -132,6 +132,7 @@ def entry_detail(request, pk: int):
         "footprint": accounting.footprint,
         "match": accounting.match,
         "model_prices": accounting.model_prices,
+        "earlier_price": accounting.earlier_price,
         "reproduce_commands": selectors.reproduction_commands(entry),
         "reproductions": selectors.entry_reproductions(entry) if entry.is_training else [],
         "latency": latency,

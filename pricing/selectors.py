@@ -7,6 +7,7 @@ of entries, and the leaderboard builds a `PricedRun` from each of its own.
 from __future__ import annotations
 
 import datetime
+import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
@@ -178,13 +179,17 @@ def model_prices(run: PricedRun, *, book: QuoteBook | None = None) -> list[Model
     theirs), a monthly subscription over 720 hours, spot."""
     if not run.priced:
         return []
-    book = book or QuoteBook(run.instance_ids)
+    return model_prices_on(run, book=book or QuoteBook(run.instance_ids), day=run.date)
+
+
+def model_prices_on(run: PricedRun, *, book: QuoteBook, day: datetime.date) -> list[ModelPrice]:
+    """`model_prices` with the catalog's prices of `day` rather than the run's date."""
     prices = []
     for model in PRICE_MODELS:
         quoted = model if model != SUSTAINED_USE else PriceQuote.PricingModel.ON_DEMAND
-        quotes = [(book.on(instance_id=part, day=run.date, pricing_model=quoted), n) for part, n in run.machine_parts]
+        quotes = [(book.on(instance_id=part, day=day, pricing_model=quoted), n) for part, n in run.machine_parts]
         if any(quote is None for quote, _ in quotes):
-            prices.append(ModelPrice(model, None, f"no {quoted} price for the machine on {run.date}"))
+            prices.append(ModelPrice(model, None, f"no {quoted} price for the machine on {day}"))
             continue
         if model == SUSTAINED_USE and quotes[0][0].instance.provider.slug not in SUSTAINED_USE_PROVIDERS:
             prices.append(ModelPrice(model, None, "only Google Cloud gives a sustained-use discount"))
@@ -199,16 +204,51 @@ def model_prices(run: PricedRun, *, book: QuoteBook | None = None) -> list[Model
             usd = catalog_price(sustained_use_price(vm_usd_per_hour=vm_usd, gpu_usd_per_hour=gpu_usd))
             arithmetic = (
                 f"{usd_per_hour_text(vm_usd)} (VM) x {SUSTAINED_USE_FULL_MONTH} + {usd_per_hour_text(gpu_usd)} "
-                f"(GPUs) = {usd_per_hour_text(usd)} USD/h on {run.date}"
+                f"(GPUs) = {usd_per_hour_text(usd)} USD/h on {day}"
             )
         else:
             usd = vm_usd + gpu_usd
             quoted_as = "; ".join(quote.quote_text for quote, _ in quotes if quote.quote_text)
-            arithmetic = f"{_terms(quotes)} = {usd_per_hour_text(usd)} USD/h on {run.date}" + (
+            arithmetic = f"{_terms(quotes)} = {usd_per_hour_text(usd)} USD/h on {day}" + (
                 f" ({quoted_as})" if quoted_as else ""
             )
         prices.append(ModelPrice(model, usd, arithmetic, reproduces(run.claimed_usd_per_hour, usd)))
     return prices
+
+
+EARLIER_PRICE_WINDOW = datetime.timedelta(days=365)  # how far before its date an entry's price is looked for
+
+
+@dataclass(frozen=True)
+class EarlierPrice:
+    """A pricing model that gives the entry's own price with the catalog's prices of a period before the entry's
+    date, though none gives it on that date: the entry was priced, or first published, before a price change."""
+
+    price: ModelPrice
+    first_day: datetime.date
+    last_day: datetime.date  # the day before the catalog's next price change for the machine
+
+
+def earlier_price_reproducing(run: PricedRun, *, book: QuoteBook | None = None) -> EarlierPrice | None:
+    """The latest price period before the run's date in which a pricing model reproduces its stated price, when no
+    model does on the date itself; None otherwise. Each period is one the catalog's quotes for the machine's
+    parts make: a day on which any of them changes starts the next."""
+    if not run.priced or run.claimed_usd_per_hour is None:
+        return None
+    book = book or QuoteBook(run.instance_ids)
+    if any(price.reproduces for price in model_prices_on(run, book=book, day=run.date)):
+        return None
+    quotes = [quote for (part, _), quoted in book.quotes.items() if part in run.instance_ids for quote in quoted]
+    changes = {quote.valid_from for quote in quotes} | {quote.valid_to for quote in quotes if quote.valid_to}
+    changes = sorted(day for day in changes if day <= run.date)  # the last starts the period of the run's date
+    for start, next_change in reversed(list(itertools.pairwise(changes))):
+        last_day = next_change - datetime.timedelta(days=1)
+        if run.date - last_day > EARLIER_PRICE_WINDOW:
+            break
+        for price in model_prices_on(run, book=book, day=last_day):
+            if price.reproduces:
+                return EarlierPrice(price, start, last_day)
+    return None
 
 
 def _total(quotes: list[tuple[PriceQuote, int]]) -> Decimal:
@@ -271,31 +311,45 @@ def price_warning(run: PricedRun, *, book: QuoteBook | None = None) -> str | Non
     return None
 
 
+@dataclass(frozen=True)
+class MachineShape:
+    """What a footprint needs of a run's machine, whether one catalog instance or a sum of parts."""
+
+    label: str
+    accelerator: str
+    accelerator_count: int
+    vcpus: int
+    memory_gib: Decimal
+    instance_count: int
+    provider_id: int
+    first_part_id: int
+
+
 def run_footprint(run: PricedRun, *, book: QuoteBook | None = None) -> dict | None:
     """Energy and carbon of a training run, with every factor and its source; None when it cannot be estimated."""
-    unavailable, accelerator = _footprint_accelerator(run)
+    unavailable, shape, accelerator = _footprint_inputs(run)
     if unavailable is not None:
         return None
-    instance = run.instance
-    grid = GridRegion.objects.filter(provider=instance.provider).order_by("region")
-    quote = _on_demand_on_run_date(run, book)
+    grid = GridRegion.objects.filter(provider_id=shape.provider_id).order_by("region")
+    book = book or QuoteBook(run.instance_ids)
+    quote = book.on(instance_id=shape.first_part_id, day=run.date, pricing_model=PriceQuote.PricingModel.ON_DEMAND)
     region = (grid.filter(region=quote.region).first() if quote else None) or grid.first()
     footprint: Footprint = training_footprint(
         seconds=run.seconds,
         board_power_watts=accelerator.board_power_watts if accelerator else Decimal(0),
-        accelerator_count=instance.accelerator_count,
-        vcpus=instance.vcpus,
-        memory_gib=instance.memory_gib,
-        instance_count=run.instance_count,
+        accelerator_count=shape.accelerator_count,
+        vcpus=shape.vcpus,
+        memory_gib=shape.memory_gib,
+        instance_count=shape.instance_count,
         pue=region.pue if region and region.pue else Decimal(1),
         grams_co2e_per_kwh=region.grams_co2e_per_kwh if region else None,
     )
     return {
-        "instance": f"{instance.provider.slug} {instance.name}",
-        "instance_count": run.instance_count,
+        "instance": shape.label,
+        "instance_count": shape.instance_count,
         "hours": float(footprint.hours),
-        "accelerator": instance.accelerator,
-        "accelerator_count": instance.accelerator_count,
+        "accelerator": shape.accelerator,
+        "accelerator_count": shape.accelerator_count,
         "board_power_watts": float(accelerator.board_power_watts) if accelerator else 0.0,
         "board_power_source": accelerator.source_url if accelerator else None,
         "accelerator_watts": float(footprint.accelerator_watts),
@@ -313,29 +367,56 @@ def run_footprint(run: PricedRun, *, book: QuoteBook | None = None) -> dict | No
 
 def footprint_unavailable(run: PricedRun) -> str | None:
     """Why `run_footprint` has no estimate for the run, in a sentence; None when it has one."""
-    return _footprint_accelerator(run)[0]
+    return _footprint_inputs(run)[0]
 
 
-def _footprint_accelerator(run: PricedRun) -> tuple[str | None, Accelerator | None]:
-    """(why there is no footprint estimate or None, the accelerator whose board power it uses)."""
-    instance = run.instance
+def machine_shape(run: PricedRun) -> MachineShape | str:
+    """The run's machine as a footprint counts it: its instance, or its parts added up (the GPUs of its GPU parts,
+    the vCPUs and memory of its VM part); else why not, in words."""
+    if run.instance is not None:
+        instance = run.instance
+        return MachineShape(
+            label=f"{instance.provider.slug} {instance.name}",
+            accelerator=instance.accelerator,
+            accelerator_count=instance.accelerator_count,
+            vcpus=instance.vcpus,
+            memory_gib=instance.memory_gib,
+            instance_count=run.instance_count,
+            provider_id=instance.provider_id,
+            first_part_id=instance.id,
+        )
+    if not run.parts:
+        return f"its hardware resolves to no catalog instance: {run.unpriced_reason}"
+    instances = InstanceType.objects.select_related("provider").in_bulk([part for part, _ in run.parts])
+    parts = [(instances[part], count) for part, count in run.parts]
+    accelerators = sorted({part.accelerator for part, _ in parts if part.accelerator})
+    if len(accelerators) > 1:
+        return f"its parts hold more than one kind of accelerator ({', '.join(accelerators)})"
+    return MachineShape(
+        label=f"{parts[0][0].provider.slug} " + " + ".join(f"{count} x {part.name}" for part, count in parts),
+        accelerator=accelerators[0] if accelerators else "",
+        accelerator_count=sum(part.accelerator_count * count for part, count in parts),
+        vcpus=sum(part.vcpus * count for part, count in parts),
+        memory_gib=sum((part.memory_gib * count for part, count in parts), Decimal(0)),
+        instance_count=1,
+        provider_id=parts[0][0].provider_id,
+        first_part_id=parts[0][0].id,
+    )
+
+
+def _footprint_inputs(run: PricedRun) -> tuple[str | None, MachineShape | None, Accelerator | None]:
+    """(why there is no footprint estimate or None, the machine's shape, the accelerator whose board power it uses)."""
     if run.track != Track.TRAIN:
-        return "only a training run has one (this is an inference entry)", None
+        return "only a training run has one (this is an inference entry)", None, None
     if run.seconds is None:
-        return "the run has no time to accuracy", None
-    if instance is None and run.parts:
-        return "its machine is priced by its parts, and a footprint of parts is not estimated yet", None
-    if instance is None:
-        return f"its hardware resolves to no catalog instance: {run.unpriced_reason}", None
-    accelerator = Accelerator.objects.filter(name=instance.accelerator).first() if instance.accelerator else None
-    if instance.accelerator and accelerator is None:
-        return f"the catalog has no board power for {instance}'s accelerator '{instance.accelerator}'", None
-    return None, accelerator
-
-
-def _on_demand_on_run_date(run: PricedRun, book: QuoteBook | None) -> PriceQuote | None:
-    book = book or QuoteBook([run.instance.id])
-    return book.on(instance_id=run.instance.id, day=run.date, pricing_model=PriceQuote.PricingModel.ON_DEMAND)
+        return "the run has no time to accuracy", None, None
+    shape = machine_shape(run)
+    if isinstance(shape, str):
+        return shape, None, None
+    accelerator = Accelerator.objects.filter(name=shape.accelerator).first() if shape.accelerator else None
+    if shape.accelerator and accelerator is None:
+        return f"the catalog has no board power for {shape.label}'s accelerator '{shape.accelerator}'", None, None
+    return None, shape, accelerator
 
 
 def _as_submitted(run: PricedRun) -> PolicyCost:

@@ -194,6 +194,10 @@ class EntryDetailSerializer(EntrySerializer):
     pricing_models = serializers.SerializerMethodField(
         help_text="The machine on the entry's date under each pricing model, and which is the entry's own price."
     )
+    pricing_model_before_date = serializers.SerializerMethodField(
+        help_text="When no pricing model gives the entry's own price on its date: the latest earlier price period "
+        "(within a year) in which one does, with its first and last day; else null."
+    )
     footprint = serializers.SerializerMethodField(help_text="Estimated training energy and carbon, with sources.")
     latency_percentiles_ms = serializers.SerializerMethodField(
         help_text="Latency percentiles measured by Dawnboard's inference harness; null for other entries."
@@ -214,7 +218,7 @@ class EntryDetailSerializer(EntrySerializer):
             *EntrySerializer.Meta.fields,
             "author_email", "log_filename", "misc", "extra_fields", "claimed", "threshold",
             "time_to_accuracy_line", "log_row_count", "files", "hardware_match", "cost_policies", "pricing_models",
-            "price_warning", "footprint", "latency_percentiles_ms", "curve",
+            "pricing_model_before_date", "price_warning", "footprint", "latency_percentiles_ms", "curve",
         ]  # fmt: skip
 
     def to_representation(self, entry: Entry) -> dict:
@@ -248,6 +252,18 @@ class EntryDetailSerializer(EntrySerializer):
             }
             for price in self._accounting(entry).model_prices
         ]
+
+    def get_pricing_model_before_date(self, entry: Entry) -> dict | None:
+        earlier = self._accounting(entry).earlier_price
+        if earlier is None:
+            return None
+        return {
+            "model": earlier.price.model,
+            "usd_per_hour": str(earlier.price.usd_per_hour),
+            "arithmetic": earlier.price.arithmetic,
+            "first_day": earlier.first_day.isoformat(),
+            "last_day": earlier.last_day.isoformat(),
+        }
 
     def get_hardware_match(self, entry: Entry) -> dict | None:
         match = self._accounting(entry).match

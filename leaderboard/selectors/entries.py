@@ -14,7 +14,16 @@ from dawnboard.rules import Track
 from dawnboard.scoring import shortest_decimal
 from leaderboard.models import Entry, HardwareMatch, Submission, SubmittedFile, Submitter
 from pricing.domain.cost import ModelPrice, PolicyCost
-from pricing.selectors import PricedRun, QuoteBook, model_prices, price_warning, run_costs, run_footprint
+from pricing.selectors import (
+    EarlierPrice,
+    PricedRun,
+    QuoteBook,
+    earlier_price_reproducing,
+    model_prices,
+    price_warning,
+    run_costs,
+    run_footprint,
+)
 
 # An entry's JSON as submitted: up to the entry size cap each. Only an entry's own page and API detail show
 # them; a list or a board that loads them pays for the largest entry on every row (a 47 MB one made the
@@ -99,6 +108,7 @@ class EntryAccounting:
     footprint: dict | None
     match: HardwareMatch | None
     model_prices: list[ModelPrice]  # the machine on the entry's date under each pricing model
+    earlier_price: EarlierPrice | None  # a model giving the entry's price before its date, when none does on it
 
 
 def entry_match(entry: Entry) -> HardwareMatch | None:
@@ -141,6 +151,7 @@ def entry_accounting(entry: Entry, *, today: datetime.date | None = None) -> Ent
         footprint=None if footprint is None else {"entry_id": entry.id, **footprint},
         match=entry_match(entry),
         model_prices=model_prices(run, book=book),
+        earlier_price=earlier_price_reproducing(run, book=book),
     )
 
 

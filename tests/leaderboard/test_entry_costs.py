@@ -129,6 +129,37 @@ def test_a_claimed_price_over_ten_percent_off_the_catalog_is_warned(submit):
     assert entry_price_warning(submit(costPerHour=3.2)) is None
 
 
+def test_a_price_of_the_period_before_a_price_cut_is_named_when_none_gives_it_on_the_entrys_date(submit, client):
+    """TestCloud: 3.00 from 2017-01-01, 2.00 from 2018-03-01. An entry dated 2018-05-01 stating 3.00 was priced before
+    the cut; one stating 2.00 is priced on its date; one stating 5.00 matches no period."""
+    prices_load(text=catalog(row(ONE_GPU, "on-demand", "2.00", "2018-03-01")))
+    before_cut = submit(costPerHour=3.0, timestamp="2018-05-01")
+    after_cut = submit(costPerHour=2.0, timestamp="2018-05-01")
+    none = submit(costPerHour=5.0, timestamp="2018-05-01")
+
+    earlier = entry_accounting(before_cut).earlier_price
+
+    assert (earlier.price.model, earlier.price.usd_per_hour) == ("on-demand", Decimal("3.000000"))
+    assert (earlier.first_day, earlier.last_day) == (datetime.date(2017, 1, 1), datetime.date(2018, 2, 28))
+    assert entry_accounting(after_cut).earlier_price is None
+    assert entry_accounting(none).earlier_price is None
+    api = client.get(f"/api/v1/entries/{before_cut.id}/").json()["pricing_model_before_date"]
+    assert api == {
+        "model": "on-demand",
+        "usd_per_hour": "3.000000",
+        "arithmetic": "1 x 3.000000 (tc.gpu1) = 3.000000 USD/h on 2018-02-28",
+        "first_day": "2017-01-01",
+        "last_day": "2018-02-28",
+    }
+    assert 'id="earlier-price"' in client.get(f"/entries/{before_cut.id}/").content.decode()
+
+
+def test_a_price_more_than_a_year_before_the_entrys_date_is_not_looked_for(submit):
+    prices_load(text=catalog(row(ONE_GPU, "on-demand", "2.00", "2018-03-01")))
+
+    assert entry_accounting(submit(costPerHour=3.0, timestamp="2019-03-01")).earlier_price is None
+
+
 def test_a_staff_match_survives_the_resolver(submit):
     entry = submit()
     eight = InstanceType.objects.get(name="tc.gpu8")
