@@ -7,7 +7,6 @@ of entries, and the leaderboard builds a `PricedRun` from each of its own.
 from __future__ import annotations
 
 import datetime
-import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
 from decimal import Decimal
@@ -204,7 +203,7 @@ def model_prices_on(run: PricedRun, *, book: QuoteBook, day: datetime.date) -> l
             usd = catalog_price(sustained_use_price(vm_usd_per_hour=vm_usd, gpu_usd_per_hour=gpu_usd))
             arithmetic = (
                 f"{usd_per_hour_text(vm_usd)} (VM) x {SUSTAINED_USE_FULL_MONTH} + {usd_per_hour_text(gpu_usd)} "
-                f"(GPUs) = {usd_per_hour_text(usd)} USD/h on {day}"
+                f"(accelerators) = {usd_per_hour_text(usd)} USD/h on {day}"
             )
         else:
             usd = vm_usd + gpu_usd
@@ -231,8 +230,9 @@ class EarlierPrice:
 
 def earlier_price_reproducing(run: PricedRun, *, book: QuoteBook | None = None) -> EarlierPrice | None:
     """The latest price period before the run's date in which a pricing model reproduces its stated price, when no
-    model does on the date itself; None otherwise. Each period is one the catalog's quotes for the machine's
-    parts make: a day on which any of them changes starts the next."""
+    model does on the date itself; None otherwise. The catalog's quotes for the machine's parts cut time into
+    periods (a day on which any of them changes starts the next); the one found is widened to every day on which
+    that model's price for the machine was the same."""
     if not run.priced or run.claimed_usd_per_hour is None:
         return None
     book = book or QuoteBook(run.instance_ids)
@@ -241,14 +241,25 @@ def earlier_price_reproducing(run: PricedRun, *, book: QuoteBook | None = None) 
     quotes = [quote for (part, _), quoted in book.quotes.items() if part in run.instance_ids for quote in quoted]
     changes = {quote.valid_from for quote in quotes} | {quote.valid_to for quote in quotes if quote.valid_to}
     changes = sorted(day for day in changes if day <= run.date)  # the last starts the period of the run's date
-    for start, next_change in reversed(list(itertools.pairwise(changes))):
-        last_day = next_change - datetime.timedelta(days=1)
-        if run.date - last_day > EARLIER_PRICE_WINDOW:
+    last_days = [next_change - datetime.timedelta(days=1) for next_change in changes[1:]]  # of each earlier period
+
+    def price_on(day: datetime.date, model: str) -> ModelPrice:
+        return next(price for price in model_prices_on(run, book=book, day=day) if price.model == model)
+
+    for found in reversed(range(len(last_days))):
+        if run.date - last_days[found] > EARLIER_PRICE_WINDOW:
+            return None
+        price = next((p for p in model_prices_on(run, book=book, day=last_days[found]) if p.reproduces), None)
+        if price is not None:
             break
-        for price in model_prices_on(run, book=book, day=last_day):
-            if price.reproduces:
-                return EarlierPrice(price, start, last_day)
-    return None
+    else:
+        return None
+    first, last = found, found
+    while first > 0 and price_on(last_days[first - 1], price.model).usd_per_hour == price.usd_per_hour:
+        first -= 1
+    while last + 1 < len(last_days) and price_on(last_days[last + 1], price.model).usd_per_hour == price.usd_per_hour:
+        last += 1
+    return EarlierPrice(price_on(last_days[last], price.model), changes[first], last_days[last])
 
 
 def _total(quotes: list[tuple[PriceQuote, int]]) -> Decimal:
@@ -415,7 +426,7 @@ def _footprint_inputs(run: PricedRun) -> tuple[str | None, MachineShape | None, 
         return shape, None, None
     accelerator = Accelerator.objects.filter(name=shape.accelerator).first() if shape.accelerator else None
     if shape.accelerator and accelerator is None:
-        return f"the catalog has no board power for {shape.label}'s accelerator '{shape.accelerator}'", None, None
+        return f"the catalog has no board power for the accelerator '{shape.accelerator}' ({shape.label})", None, None
     return None, shape, accelerator
 
 

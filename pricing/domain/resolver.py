@@ -35,11 +35,20 @@ ACCELERATOR_WORDS = (
     "K80", "M60", "P100", "V100", "T4", "A10G", "A100", "H100", "H200", "L4", "P4", "GTX 1080 Ti", "TPUv2", "TPUv3",
 )  # fmt: skip
 VOLTA = re.compile(r"\bvolta\b", re.IGNORECASE)
-TPU_VERSION = re.compile(r"\bTPU[\s_-]*v?([23])\b", re.IGNORECASE)  # 'TPU v2', 'TPU-v3', 'TPUv2' read as TPUv2 / TPUv3
+TPU = re.compile(r"TPU", re.IGNORECASE)
+TPU_VERSION = re.compile(r"\bTPUs?[\s_-]*v?([23])\b", re.IGNORECASE)  # 'TPU v2', 'TPUs v3', 'TPUv2': TPUv2 / TPUv3
 TPU_UNVERSIONED = re.compile(r"\bTPUs?\b(?![\s_-]*v?[23]\b)", re.IGNORECASE)
-CUSTOM_MACHINE = "custom"  # a provider's per-vCPU and per-GB prices for a machine of any shape: n1-custom-vcpu
-TPU_SLICE = re.compile(r"\bv[23]-(\d+)\b", re.IGNORECASE)  # 'v2-8' is one device (8 cores); 'v3-32' a pod slice
+TPU_SLICE = re.compile(
+    r"\bv[23]-(\d+)\b", re.IGNORECASE
+)  # in a TPU text, 'v2-8' is one device (8 cores); 'v3-32' a slice
+TPU_CORES = re.compile(r"(?<![\w.-])(\d+)\s*(?:cloud\s*)?(?:TPUs?\s*)?(?:v[23]\s*)?cores?\b", re.IGNORECASE)
 TPU_POD = re.compile(r"\bTPU.*\bpods?\b|\bpods?\b.*\bTPU", re.IGNORECASE)
+TPU_CORES_PER_DEVICE = 8
+GENERIC_ACCELERATOR = re.compile(r"\b(?:GPUs?|TPUs?|accelerators?)\b", re.IGNORECASE)
+STANDALONE_NUMBER = re.compile(r"(?<![\w.-])\d+(?:\.\d+)?(?![\w.])")
+FIGURE_UNITS = re.compile(r"\s*(?:GB|GiB|v?CPUs?|vCPUs?|cores?)\b", re.IGNORECASE)
+CUSTOM_MACHINE = "custom"  # a provider's per-vCPU and per-GB prices for a machine of any shape: n1-custom-vcpu
+PRICED_BY_PARTS = ("gcp",)  # providers billing a VM and its GPUs apart: a GPU-only row is a part, never a machine
 TOKEN = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*[A-Za-z0-9]")
 
 
@@ -70,12 +79,19 @@ class Resolution:
 
 
 def resolve_hardware(text: str, known: Iterable[KnownInstance]) -> Resolution:
-    if TPU_POD.search(text) or any(int(cores) != 8 for cores in TPU_SLICE.findall(text)):
-        return _refused("the text names a Cloud TPU pod or pod slice, and the catalog prices single TPU devices only")
-    if TPU_UNVERSIONED.search(text):
-        return _refused("the text names a Cloud TPU but not its version (v2 or v3), which sets its price")
-    # Accelerators are read from the text with 'TPU v2' written as the catalog writes it; names from the text itself.
-    accelerator_text = TPU_VERSION.sub(lambda found: f"TPUv{found.group(1)}", text)
+    accelerator_text = text
+    if TPU.search(text):
+        cores = [int(n) for n in TPU_SLICE.findall(text) + TPU_CORES.findall(text)]
+        if TPU_POD.search(text) or any(n != TPU_CORES_PER_DEVICE for n in cores):
+            return _refused(
+                "the text names a Cloud TPU pod or pod slice, and the catalog prices single TPU devices only"
+            )
+        if TPU_UNVERSIONED.search(text):
+            return _refused("the text names a Cloud TPU but not its version (v2 or v3), which sets its price")
+        # Accelerators are read with 'TPU v2' written as the catalog writes it, and a device's '8 cores' as no count;
+        # instance names from the text itself.
+        accelerator_text = TPU_CORES.sub(lambda found: found.group().replace(found.group(1), "", 1), text)
+        accelerator_text = TPU_VERSION.sub(lambda found: f"TPUv{found.group(1)}", accelerator_text)
     known = list(known)
     by_name: dict[str, list[KnownInstance]] = {}
     for instance in known:
@@ -101,9 +117,11 @@ def resolve_hardware(text: str, known: Iterable[KnownInstance]) -> Resolution:
         candidates = hinted
     instance = candidates[0]
     mentioned = _accelerators_named(accelerator_text)
-    if mentioned and not instance.accelerator:
+    if not instance.accelerator and mentioned:
         count = _count_before(text, position)
         return _machine_type_and_accelerators(accelerator_text, instance, known, count=count)
+    if not instance.accelerator and GENERIC_ACCELERATOR.search(text):
+        return _refused(f"the text names accelerators beside {instance.name}, which carries none, but not their model")
     if mentioned and instance.accelerator and instance.accelerator.upper() not in mentioned:
         return _refused(
             f"the text names {', '.join(sorted(mentioned))} but {instance.name} carries {instance.accelerator}"
@@ -123,6 +141,12 @@ def _machine_type_and_accelerators(
     if len(accelerators) > 1:
         return _refused(f"the text names several accelerators ({', '.join(sorted(accelerators))})")
     ((accelerator, accelerator_count),) = accelerators.items()
+    stray = _unexplained_numbers(text, machine, counts=(count, accelerator_count))
+    if stray:
+        return _refused(
+            f"the text gives {', '.join(stray)} beside {machine.name} and its {accelerator}, a number that is neither "
+            "how many of either nor the machine type's vCPUs or GB"
+        )
     singles = [
         instance
         for instance in known
@@ -140,6 +164,23 @@ def _machine_type_and_accelerators(
     reason = f"priced by its parts: {machines}, and {accelerator_count} x {singles[0].name}"
     parts = ((machine.name, count), (singles[0].name, accelerator_count))
     return Resolution(provider=machine.provider, instance=None, count=1, reason=reason, parts=parts)
+
+
+def _unexplained_numbers(text: str, machine: KnownInstance, *, counts: tuple[int, ...]) -> list[str]:
+    """Numbers standing alone in the text that are no count taken and no vCPU or GB figure of the machine
+    ('GCP n1-standard-32 with 4 NVIDIA Tesla V100': 4 GPUs, or one each on 4 machines?)."""
+    unexplained = []
+    explained_counts = list(counts)
+    for found in STANDALONE_NUMBER.finditer(text):
+        number = float(found.group())
+        if FIGURE_UNITS.match(text, found.end()):
+            if number not in (machine.vcpus, machine.memory_gib):
+                unexplained.append(found.group())
+        elif number in explained_counts:
+            explained_counts.remove(number)
+        else:
+            unexplained.append(found.group())
+    return unexplained
 
 
 def _by_shape(text: str, instances: list[list[KnownInstance]]) -> Resolution:
@@ -168,6 +209,7 @@ def _by_shape(text: str, instances: list[list[KnownInstance]]) -> Resolution:
         if instance.provider == provider
         and instance.accelerator.upper() == accelerator.upper()
         and instance.accelerator_count == count
+        and not (provider in PRICED_BY_PARTS and not instance.vcpus)  # a GPU alone is no machine there
         and vcpus in (None, instance.vcpus)
         and memory in (None, instance.memory_gib)
     ]
@@ -216,7 +258,8 @@ def _accelerator_counts(text: str) -> dict[str, int]:
     counts = {}
     for word in ACCELERATOR_WORDS:
         pattern = re.escape(word).replace(r"\ ", r"\s+")
-        before, after = r"(?:(\d+)\s*[x×*]?\s*)?", r"(?:[-\w]*\s*[x×*]\s*(\d+))?"  # noqa: RUF001
+        before = r"(?:(?<![\w.-])(\d+)\s*[x×*]?\s*)?"  # a count stands alone: n1-standard-16's 16 is none  # noqa: RUF001
+        after = r"(?:[-\w]*\s*[x×*]\s*(\d+))?"  # noqa: RUF001
         found = re.search(rf"{before}(?<![A-Za-z0-9]){pattern}(?![A-Za-z0-9]){after}", text, re.IGNORECASE)
         if found:
             counts[word] = int(found.group(1) or found.group(2) or 1)
@@ -244,7 +287,8 @@ def _accelerators_named(text: str) -> set[str]:
     """The accelerators the text names, upper-cased ('GTX 1080 TI' too: a word is matched whatever its case)."""
     upper = text.upper()
     words = (word.upper() for word in ACCELERATOR_WORDS)
-    return {word for word in words if re.search(rf"(?<![A-Z0-9]){re.escape(word)}(?![A-Z0-9])", upper)}
+    named = {word for word in words if re.search(rf"(?<![A-Z0-9]){re.escape(word)}(?![A-Z0-9])", upper)}
+    return named or ({"V100"} if VOLTA.search(text) else set())
 
 
 def _count_before(text: str, position: int) -> int:

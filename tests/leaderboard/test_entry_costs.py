@@ -130,9 +130,12 @@ def test_a_claimed_price_over_ten_percent_off_the_catalog_is_warned(submit):
 
 
 def test_a_price_of_the_period_before_a_price_cut_is_named_when_none_gives_it_on_the_entrys_date(submit, client):
-    """TestCloud: 3.00 from 2017-01-01, 2.00 from 2018-03-01. An entry dated 2018-05-01 stating 3.00 was priced before
-    the cut; one stating 2.00 is priced on its date; one stating 5.00 matches no period."""
-    prices_load(text=catalog(row(ONE_GPU, "on-demand", "2.00", "2018-03-01")))
+    """TestCloud: 3.00 from 2017-01-01, 2.00 from 2018-03-01 (and a spot price change between, which leaves the
+    on-demand price alone). An entry dated 2018-05-01 stating 3.00 was priced before the cut; one stating 2.00 is
+    priced on its date; one stating 5.00 matches no period."""
+    prices_load(
+        text=catalog(row(ONE_GPU, "spot", "0.80", "2017-06-01"), row(ONE_GPU, "on-demand", "2.00", "2018-03-01"))
+    )
     before_cut = submit(costPerHour=3.0, timestamp="2018-05-01")
     after_cut = submit(costPerHour=2.0, timestamp="2018-05-01")
     none = submit(costPerHour=5.0, timestamp="2018-05-01")

@@ -30,16 +30,19 @@ def training_cost_count(cost_basis: str) -> int:
 
 
 def test_google_n1_machines_of_2017_are_priced_from_the_2016_price_list():
+    """0.050 per vCPU from the 2016 list until 2018-03-25, the earliest day a source puts it at 0.0475 (Google's own
+    DAWNBench entry: 6.595 = 6.50 for the TPU + 0.095 for an n1-standard-2)."""
     in_2017 = quote("n1-standard-16", "gcp", "2017-10-11")
-    in_2019 = quote("n1-standard-16", "gcp", "2019-04-16")
+    in_2018 = quote("n1-standard-16", "gcp", "2018-03-25")
 
     assert (in_2017["usd_per_hour"], in_2017["valid_from"], in_2017["valid_to"]) == (
         "0.800000",
         "2016-11-30",
-        "2019-04-16",
+        "2018-03-25",
     )
     assert PRICE_LIST_2016 in in_2017["source"]
-    assert in_2019["usd_per_hour"] == "0.760000"
+    assert in_2018["usd_per_hour"] == "0.760000"
+    assert quote("n1-standard-2", "gcp", "2018-03-25")["usd_per_hour"] == "0.095000"
 
 
 def test_the_g3_machines_of_the_swapped_imagenet_prices_are_in_the_catalog():
@@ -192,7 +195,8 @@ def test_a_machine_priced_by_its_parts_has_the_footprint_of_its_parts_added_up(s
 
 def test_googles_tpu_entries_are_their_host_vm_and_their_tpu_at_their_dates(submit):
     """dawn-bench-entries#10 (2018-03-25) states 6.595 and #58 (2018-09-29) 4.595 for an n1-standard-2 and a
-    Cloud TPU v2: 0.095 + 6.50 and 0.095 + 4.50, each the on-demand price of its date."""
+    Cloud TPU v2: 0.095 + 6.50 and 0.095 + 4.50, each the on-demand price of its date. The first holds by
+    construction (the n1-standard-2's 0.095 of that day is derived from it); the second checks it independently."""
     march = submit("GCP n1-standard-2, Cloud TPU v2", 6.595, "2018-03-25")
     september = submit("GCP n1-standard-2, Cloud TPU v2", 4.595, "2018-09-29")
 

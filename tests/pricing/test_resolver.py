@@ -242,3 +242,42 @@ def test_a_tpu_without_its_version_or_a_pod_is_refused(hardware, why):
     resolution = resolve_hardware(hardware, GOOGLE_TPU)
 
     assert not resolution.resolved and why in resolution.reason
+
+
+@pytest.mark.parametrize(
+    ("hardware", "parts"),
+    [
+        ("n1-standard-16 V100 (GCP)", (("n1-standard-16", 1), ("gpu-nvidia-tesla-v100", 1))),  # 16: the name's
+        ("GCP n1-standard-2 + 8 TPU v2 cores", (("n1-standard-2", 1), ("tpu-v2-8", 1))),  # 8 cores: one device
+        ("GCP n1-standard-2, Cloud TPUs v2", (("n1-standard-2", 1), ("tpu-v2-8", 1))),
+        ("n1-standard-8 + Volta (GCP)", (("n1-standard-8", 1), ("gpu-nvidia-tesla-v100", 1))),
+        ("1 K80 / 30 GB / 8 CPU (Google Cloud [n1-standard-8])", (("n1-standard-8", 1), ("gpu-nvidia-tesla-k80", 1))),
+    ],
+)
+def test_counts_beside_a_named_machine_type_are_read_only_where_they_stand_alone(hardware, parts):
+    known = [*GOOGLE_TPU, KnownInstance("gcp", "n1-standard-16", "", 0, vcpus=16, memory_gib=60)]
+    known.append(KnownInstance("gcp", "gpu-nvidia-tesla-v100", "V100", 1))
+
+    assert resolve_hardware(hardware, known).parts == parts
+
+
+@pytest.mark.parametrize(
+    ("hardware", "why"),
+    [
+        ("GCP n1-standard-8 with 4 NVIDIA Tesla K80", "gives 4 beside n1-standard-8"),  # 4 GPUs, or 4 machines?
+        ("n1-standard-8 + 4 GPUs (GCP)", "but not their model"),
+        ("Cloud TPU v2 (256 cores) GCP", "pod"),
+        ("TPU v2 x 32 cores", "pod"),
+        ("Google Cloud 1 K80", "no gcp instance is 1 x K80"),  # a GPU alone is no Google machine
+    ],
+)
+def test_a_machine_type_beside_accelerators_is_refused_where_the_text_leaves_a_doubt(hardware, why):
+    resolution = resolve_hardware(hardware, GOOGLE_TPU)
+
+    assert not resolution.resolved and why in resolution.reason
+
+
+def test_a_version_and_core_count_outside_a_tpu_text_is_no_tpu_slice():
+    resolution = resolve_hardware("Intel Xeon E5 v3-16 cores (AWS p3.2xlarge)", bundled_instances())
+
+    assert resolution.instance == "p3.2xlarge"
