@@ -116,9 +116,9 @@ def resolve_hardware(text: str, known: Iterable[KnownInstance]) -> Resolution:
             return _refused(f"'{candidates[0].name}' exists at several providers ({providers}) and the text names none")
         candidates = hinted
     instance = candidates[0]
+    count = _count_before(text, position)
     mentioned = _accelerators_named(accelerator_text)
     if not instance.accelerator and mentioned:
-        count = _count_before(text, position)
         return _machine_type_and_accelerators(accelerator_text, instance, known, count=count)
     if not instance.accelerator and GENERIC_ACCELERATOR.search(text):
         return _refused(f"the text names accelerators beside {instance.name}, which carries none, but not their model")
@@ -126,7 +126,6 @@ def resolve_hardware(text: str, known: Iterable[KnownInstance]) -> Resolution:
         return _refused(
             f"the text names {', '.join(sorted(mentioned))} but {instance.name} carries {instance.accelerator}"
         )
-    count = _count_before(text, position)
     reason = f"names {instance.provider} {instance.name}" + (f" x {count}" if count > 1 else "")
     return Resolution(provider=instance.provider, instance=instance.name, count=count, reason=reason)
 
@@ -147,14 +146,7 @@ def _machine_type_and_accelerators(
             f"the text gives {', '.join(stray)} beside {machine.name} and its {accelerator}, a number that is neither "
             "how many of either nor the machine type's vCPUs or GB"
         )
-    singles = [
-        instance
-        for instance in known
-        if instance.provider == machine.provider
-        and instance.accelerator.upper() == accelerator.upper()
-        and instance.accelerator_count == 1
-        and not instance.vcpus
-    ]
+    singles = [i for i in known if i.provider == machine.provider and _one_accelerator_alone(i, accelerator)]
     if len(singles) != 1:
         return _refused(
             f"the text names {accelerator_count} x {accelerator} beside {machine.name}, which carries none, and the "
@@ -234,7 +226,7 @@ def _by_parts(
     GPU-only instance of that accelerator, and the VM as its machine type of exactly those vCPUs and GB, or else
     as so many vCPUs and GB at its per-vCPU and per-GB prices. None when the catalog lacks any part."""
     own = [instance for instance in instances if instance.provider == provider]
-    gpus = [i for i in own if i.accelerator.upper() == accelerator.upper() and i.accelerator_count == 1 and not i.vcpus]
+    gpus = [i for i in own if _one_accelerator_alone(i, accelerator)]
     machines = [i for i in own if not i.accelerator and i.vcpus == vcpus and i.memory_gib == memory]
     custom = [i for i in own if not i.accelerator and CUSTOM_MACHINE in i.name]  # not the predefined types' rates
     per_vcpu = [i for i in custom if i.vcpus == 1 and not i.memory_gib]
@@ -250,6 +242,12 @@ def _by_parts(
     reason = f"priced by its parts: {vm}, and {count} x {gpus[0].name}"
     parts = (*vm_parts, (gpus[0].name, count))
     return Resolution(provider=provider, instance=None, count=1, reason=reason, parts=parts)
+
+
+def _one_accelerator_alone(instance: KnownInstance, accelerator: str) -> bool:
+    """A catalog row pricing one `accelerator` on its own, with no VM (Google's gpu-nvidia-tesla-k80, tpu-v2-8)."""
+    same_accelerator = instance.accelerator.upper() == accelerator.upper()
+    return same_accelerator and instance.accelerator_count == 1 and not instance.vcpus
 
 
 def _accelerator_counts(text: str) -> dict[str, int]:
