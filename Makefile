@@ -41,9 +41,10 @@ test: install browser
 	$(VENV)/bin/lint-imports
 	$(PY) -m pytest
 	@if $(PY) -c "import socket; socket.create_connection(('127.0.0.1', 5432), 1)" 2>/dev/null; then \
-		echo "== the API, command and charts page tests again, on PostgreSQL"; \
+		echo "== the API, command, charts page and entry rank tests again, on PostgreSQL"; \
 		DATABASE_URL=$(POSTGRES_TEST_URL) $(PY) -m pytest --create-db -m "not services" \
-			tests/leaderboard/api tests/leaderboard/test_commands.py tests/leaderboard/test_charts_page.py; \
+			tests/leaderboard/api tests/leaderboard/test_commands.py tests/leaderboard/test_charts_page.py \
+			tests/leaderboard/test_entry_ranks.py; \
 	else \
 		echo "PostgreSQL is not running on 127.0.0.1:5432: the PostgreSQL pass of the API tests is skipped."; \
 	fi
@@ -62,6 +63,7 @@ bench: install
 	$(PY) bench/cifar_throughput.py
 	$(PY) bench/latency_overhead.py
 	$(PY) bench/backends.py
+	$(PY) bench/cli_startup.py
 
 # The site over HTTP as readers meet it (issue 12): it starts its own production stack on this machine (gunicorn
 # -w 4, a Celery worker, two redis-servers of its own, a fresh PostgreSQL database `dawnboard_http`), loads it

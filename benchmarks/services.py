@@ -2,6 +2,9 @@
 
 A run enters the board through `leaderboard.services.submission_create`, the API's own path, with the
 source `reference` and its run record kept; nothing here stores an entry itself.
+
+The training stack (torch) is imported by `reference_run_execute` alone, when a run starts: the API views import
+this module, and every `manage.py` command imports them through the system checks' URLconf.
 """
 
 from __future__ import annotations
@@ -11,6 +14,7 @@ import time
 import uuid
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from celery import current_app
 from django.conf import settings
@@ -19,13 +23,14 @@ from django.utils import timezone
 
 from benchmarks.models import ReferenceRun
 from benchmarks.runner.config import Device, EchoStage, RunConfig
-from benchmarks.runner.job import RunReport, reference_run
-from benchmarks.runner.loop import Progress
-from benchmarks.runner.record import WrittenRun
-from benchmarks.workloads.base import DatasetMissing
 from dawnboard.rules import Track
 from leaderboard.models import Submission
 from leaderboard.services import QueueUnavailable, SubmissionOutcome, Upload, submission_create
+
+if TYPE_CHECKING:
+    from benchmarks.runner.job import RunReport
+    from benchmarks.runner.loop import Progress
+    from benchmarks.runner.record import WrittenRun
 
 logger = logging.getLogger(__name__)
 
@@ -57,7 +62,8 @@ def reference_run_request(*, requested_by=None, **options) -> ReferenceRun:
     """
     if settings.CELERY_TASK_ALWAYS_EAGER and not settings.REFERENCE_RUNS_IN_REQUEST:
         raise NoReferenceWorker(
-            "No worker takes reference runs here (no CELERY_BROKER_URL): run `python manage.py run_reference`."
+            "No worker takes reference runs here (no CELERY_BROKER_URL): run "
+            "`.venv/bin/python manage.py run_reference`."
         )
     with transaction.atomic():
         if settings.CELERY_TASK_ALWAYS_EAGER:
@@ -90,6 +96,9 @@ def reference_run_execute(*, run_id: int, report: Callable[[dict], None] | None 
 
     `report` also receives every progress write (the Celery task passes its state update).
     """
+    from benchmarks.runner.job import reference_run  # torch: loaded where a run trains, never by the API's import
+    from benchmarks.workloads.base import DatasetMissing
+
     claimed = ReferenceRun.objects.filter(id=run_id, state=ReferenceRun.State.QUEUED).update(
         state=ReferenceRun.State.RUNNING, started_at=timezone.now()
     )

@@ -1,9 +1,10 @@
 """The reference recipes, as data: which task each trains, and which public seed entries it reproduces.
 
 The recipes themselves (data, model, schedule) live in `benchmarks/`; this catalog is what the board
-needs without torch: an entry page says "reproduce this: `python manage.py run_reference cifar10 --recipe
-resnet9`", and a reference run is linked to the seed entry it reproduces. Seed entries are named by their
-DAWNBench file stem in https://github.com/stanford-futuredata/dawn-bench-entries, as the board stores them.
+needs without torch: an entry page says "reproduce this: `.venv/bin/python manage.py run_reference cifar10
+--recipe resnet9 --data-dir DIR`", and a reference run is linked to the seed entry it reproduces. Seed entries
+are named by their DAWNBench file stem in https://github.com/stanford-futuredata/dawn-bench-entries, as the
+board stores them.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ class RecipeSpec:
         model: the entry's `model` field.
         summary: one line for pages and `--help`.
         reproduces: the seed entries it reproduces, the one a run is linked to first.
+        needs_data_dir: whether it reads a dataset from `--data-dir` (digits ships with scikit-learn).
     """
 
     task_slug: str
@@ -28,10 +30,13 @@ class RecipeSpec:
     model: str
     summary: str
     reproduces: tuple[str, ...] = ()
+    needs_data_dir: bool = True
 
     @property
     def command(self) -> str:
-        return f"python manage.py run_reference {self.task_slug} --recipe {self.name}"
+        """The command that trains it, from the project's root; DIR stands for the dataset's folder."""
+        data = " --data-dir DIR" if self.needs_data_dir else ""
+        return f".venv/bin/python manage.py run_reference {self.task_slug} --recipe {self.name}{data}"
 
 
 RECIPES: tuple[RecipeSpec, ...] = (
@@ -40,6 +45,7 @@ RECIPES: tuple[RecipeSpec, ...] = (
         name="cnn",
         model="Small CNN (3 conv layers)",
         summary="A three-layer CNN on scikit-learn's 8x8 digits; reaches the threshold in seconds on a CPU.",
+        needs_data_dir=False,
     ),
     RecipeSpec(
         task_slug="cifar10",
@@ -115,3 +121,28 @@ def recipe_named(task_slug: str, name: str | None = None) -> RecipeSpec:
 def recipes_reproducing(task_slug: str, source_name: str) -> tuple[RecipeSpec, ...]:
     """The recipes that reproduce this seed entry (by its DAWNBench file stem)."""
     return tuple(recipe for recipe in recipes_of(task_slug) if source_name in recipe.reproduces)
+
+
+DAWNBENCH_ARCHIVE = "https://github.com/stanford-futuredata/dawn-bench-entries"
+
+
+@dataclass(frozen=True)
+class FillCommand:
+    """A command that puts entries on a task's board, and what its DIR is (empty: it takes none)."""
+
+    command: str
+    directory: str = ""
+
+
+def fill_commands(task_slug: str, *, in_dawnbench_archive: bool) -> list[FillCommand]:
+    """The commands that put a task's first entries on its board: importing the public DAWNBench archive (for
+    its tasks), and training each of its reference recipes and submitting the run."""
+    commands = []
+    if in_dawnbench_archive:
+        commands.append(
+            FillCommand(".venv/bin/python manage.py import_dawnbench DIR", f"a clone of {DAWNBENCH_ARCHIVE}")
+        )
+    for recipe in recipes_of(task_slug):
+        directory = "the task's dataset" if recipe.needs_data_dir else ""
+        commands.append(FillCommand(f"{recipe.command} --submit", directory))
+    return commands

@@ -97,7 +97,8 @@ class TaskRules:
 
 @dataclass(frozen=True)
 class TaskDefinition:
-    """A task and its versions; `dawnbench_folder` is its folder in the dawn-bench-entries tree."""
+    """A task and its versions; `dawnbench_folder` is its folder in the dawn-bench-entries tree, and
+    `in_dawnbench_archive` whether that public archive has entries of it (Dawnboard's own task has none)."""
 
     slug: str
     name: str
@@ -105,6 +106,7 @@ class TaskDefinition:
     dawnbench_folder: str
     versions: tuple[TaskRules, ...]
     current_version: str
+    in_dawnbench_archive: bool = True
 
 
 TASKS: tuple[TaskDefinition, ...] = (
@@ -177,6 +179,7 @@ DIGITS = TaskDefinition(
     ),
     dawnbench_folder="Digits",
     current_version="v1.0",
+    in_dawnbench_archive=False,
     versions=(
         TaskRules(
             task_slug="digits",

@@ -11,8 +11,6 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from decimal import Decimal
-from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -38,34 +36,7 @@ from inference.backends import OnnxBackend, TorchBackend
 from inference.checkpoint import checkpoint_read
 from inference.errors import InferenceError, InferenceErrorCode
 from inference.harness import PREPROCESSING, Measurement, measure
-
-
-class Backend(StrEnum):
-    ONNXRUNTIME = "onnxruntime"
-    TORCH = "torch"
-
-
-@dataclass(frozen=True)
-class Price:
-    """The hourly price a measurement is costed at, and where it comes from."""
-
-    usd_per_hour: Decimal
-    source: str
-    instance: str | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"usd_per_hour": float(self.usd_per_hour), "source": self.source, "instance": self.instance}
-
-
-@dataclass(frozen=True)
-class MeasureOptions:
-    task: str
-    model: Path
-    backend: Backend = Backend.ONNXRUNTIME
-    data_dir: Path | None = None
-    threads: int = 1
-    warmup: int = 10
-    limit: int | None = None
+from inference.options import Backend, MeasureOptions, Price
 
 
 @dataclass(frozen=True)
@@ -162,10 +133,8 @@ def _measurement_run(options, out_dir, *, price, progress, author, email) -> Mea
         "authorEmail": email,
         "framework": f"{backend.name} {backend.version}",
         "model": recipe_named(options.task, workload.recipe).model,
-        # The machine measured, and the catalog instance it was priced as (which the board's resolver reads).
-        "hardware": (
-            f"{price.instance} ({hardware_text(facts, 1)})" if price and price.instance else hardware_text(facts, 1)
-        ),
+        # The machine measured, then the catalog instance it was priced as (which the board's resolver reads).
+        "hardware": hardware_text(facts, 1) + (f", priced as {price.instance}" if price and price.instance else ""),
         "timestamp": datetime.now(UTC).date().isoformat(),
         "latency": latency.mean_ms,
         rules.inference_fields[0]: measurement.accuracy,

@@ -1,5 +1,8 @@
 """The Django side of a measurement: the hourly price from the catalog, and entering the entry on the board
-through `leaderboard.services.submission_create` (the API's own path), marked `measured`, its record kept."""
+through `leaderboard.services.submission_create` (the API's own path), marked `measured`, its record kept.
+
+The harness (torch, onnxruntime) is imported by `measurement_execute` alone, when a measurement starts: the Celery
+worker imports this module through `inference.tasks` whatever queue it serves."""
 
 from __future__ import annotations
 
@@ -7,16 +10,20 @@ import datetime
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from django.conf import settings
 
 from inference.errors import InferenceError, InferenceErrorCode
-from inference.job import MeasurementReport, MeasureOptions, Price, measurement_run
+from inference.options import MeasureOptions, Price
 from leaderboard.models import Submission
 from leaderboard.services import SubmissionOutcome, Upload, submission_create
 from pricing.domain.cost import catalog_price
 from pricing.models import InstanceType, PriceQuote
 from pricing.selectors import quote_on
+
+if TYPE_CHECKING:
+    from inference.job import MeasurementReport
 
 MEASURE_TASK = "inference.measure"  # queued by name, on the reference queue; inference/tasks.py defines it
 
@@ -54,7 +61,7 @@ def inference_price(
             f"catalog: {provider}/{instance} on-demand in {quote.region}, valid from {quote.valid_from} "
             f"({quote.source_url})"
         ),
-        instance=f"{provider} {instance}",
+        instance=f"{provider}/{instance}",
     )
 
 
@@ -97,6 +104,8 @@ def measurement_execute(
         InferenceError: with its code, before anything is written.
         ValueError: `--submit` with `--limit` (an entry answers the whole test set).
     """
+    from inference.job import measurement_run  # torch and onnxruntime: loaded where a measurement runs
+
     if submit and options.limit is not None:
         raise ValueError("--submit enters a measurement of the whole test set: drop --limit.")
     now = datetime.datetime.now(datetime.UTC)

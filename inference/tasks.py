@@ -7,7 +7,7 @@ from pathlib import Path
 
 from celery import shared_task
 
-from inference.job import Backend, MeasureOptions
+from inference.options import Backend, MeasureOptions
 from inference.services import MEASURE_TASK, measurement_execute
 
 

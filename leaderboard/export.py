@@ -9,14 +9,16 @@ import json
 from collections.abc import Iterable, Iterator
 
 FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
-EXPORT_COLUMNS = ["rank", "value", "unit", "model", "team", "hardware", "framework", "date", "entry_id", "code_url"]
+EXPORT_COLUMNS = [
+    "rank", "value", "unit", "model", "team", "hardware", "framework", "date", "entry_id", "code_url", "submitter",
+]  # fmt: skip
 
 
 def export_record(row, *, unit: str) -> list:
     """A board row (`selectors.BoardRow`) as the cells of `EXPORT_COLUMNS`."""
     return [
         row.rank, row.value, unit, row.model, row.team, row.hardware, row.framework,
-        row.date.isoformat(), row.entry_id, row.code_url,
+        row.date.isoformat(), row.entry_id, row.code_url, row.submitter,
     ]  # fmt: skip
 
 

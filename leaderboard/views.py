@@ -13,8 +13,10 @@ from django.utils.safestring import mark_safe
 
 from dawnboard.errors import ERROR_DESCRIPTIONS, WARNING_DESCRIPTIONS, needs_attention
 from dawnboard.metrics import (
+    INFERENCE_COST,
     INFERENCE_LATENCY,
     LEADERBOARD_METRICS,
+    TRAINING_COST,
     TRAINING_TIME,
     LeaderboardMetric,
 )
@@ -25,6 +27,7 @@ from leaderboard.export import EXPORT_COLUMNS, csv_lines, export_record, json_do
 from leaderboard.forms import AsOfForm, BoardForm, CompareForm, TaskPageForm
 from leaderboard.models import Entry, SubmittedFile, TaskVersion
 from leaderboard.page_cache import cached_page
+from leaderboard.selectors.charts import board_charts
 
 PAGE_SIZE = 50
 BOARD_COLUMNS = [
@@ -124,10 +127,10 @@ def entry_detail(request, pk: int):
         "warnings": _warnings(entry),
         "board_url": _board_url(version.task.slug, TRAINING_TIME if entry.is_training else INFERENCE_LATENCY),
         "ranks": [
-            {"place": place, "url": _board_url(version.task.slug, place.metric, rank=place.rank)}
+            {"place": place, "url": _board_url(entry.task.slug, place.metric, rank=place.rank, stat=place.latency_stat)}
             for place in selectors.entry_board_ranks(entry)
         ],
-        "costs": accounting.costs,
+        "costs": _costs_with_ranks(entry, accounting.costs),
         "price_warning": accounting.price_warning,
         "footprint": accounting.footprint,
         "match": accounting.match,
@@ -164,7 +167,7 @@ def entry_file(request, pk: int, role: str):
 def task_charts(request, slug: str):
     version = _current_version(slug)
     form = AsOfForm(request.GET)
-    board = selectors.board_charts(task_slug=slug, as_of=form.as_of_date())
+    board = board_charts(task_slug=slug, as_of=form.as_of_date())
     sections = [
         {
             "name": points.tradeoff.slug,
@@ -251,21 +254,34 @@ def _curve(entry: Entry) -> charts.Curve:
     )
 
 
-def _claims(entry: Entry) -> list[tuple[str, object, object]]:
-    """(what, as claimed in the entry, as Dawnboard recomputed it) for the entry page."""
+def _costs_with_ranks(entry: Entry, costs: list) -> list[dict]:
+    """Each policy's cost of the entry, with the entry's rank on the cost board that policy prices (the API's
+    `?cost_basis=` board)."""
+    ranks = selectors.entry_policy_ranks(entry) if entry.status == Entry.Status.ACCEPTED else {}
+    metric = TRAINING_COST if entry.is_training else INFERENCE_COST
+    board_api = reverse("api:leaderboard", args=[entry.task.slug, metric.slug])
+    return [
+        {"cost": cost, "place": ranks.get(cost.policy), "board_url": f"{board_api}?cost_basis={cost.policy}"}
+        for cost in costs
+    ]
+
+
+def _claims(entry: Entry) -> list[tuple[str, object, object, str]]:
+    """(what, as claimed in the entry, as Dawnboard recomputed it, the kind of figure: a display.FIGURE_KINDS key)
+    for the entry page."""
     claimed = entry.claimed
     if entry.is_training:
         return [
-            ("costPerHour (USD per hour)", claimed.get("costPerHour"), entry.cost_per_hour_usd),
-            ("time to accuracy (seconds)", "not claimed: read off the log", entry.time_to_accuracy_seconds),
-            ("training cost (USD)", "not claimed", entry.training_cost_usd),
+            ("costPerHour (USD per hour)", claimed.get("costPerHour"), entry.cost_per_hour_usd, "plain"),
+            ("time to accuracy", "not claimed: read off the log", entry.time_to_accuracy_seconds, "time"),
+            ("training cost", "not claimed", entry.training_cost_usd, "usd"),
         ]
     accuracy_field = next((f for f in entry.task_version.inference_fields if f in claimed), "accuracy")
     return [
-        (accuracy_field, claimed.get(accuracy_field), entry.accuracy),
-        ("latency (ms per item)", claimed.get("latency"), entry.latency_ms),
-        ("cost (USD per item)", claimed.get("cost"), None),
-        ("cost per 10,000 items (USD)", "not claimed", entry.inference_cost_usd_per_10k),
+        (accuracy_field, claimed.get(accuracy_field), entry.accuracy, entry.task_version.scale),
+        ("latency per item", claimed.get("latency"), entry.latency_ms, "ms"),
+        ("cost per item", claimed.get("cost"), None, "usd"),
+        ("cost per 10,000 items", "not claimed", entry.inference_cost_usd_per_10k, "usd"),
     ]
 
 
@@ -278,9 +294,13 @@ def _warnings(entry: Entry) -> dict[str, list[dict]]:
     }
 
 
-def _board_url(task_slug: str, metric: LeaderboardMetric, *, rank: int | None = None) -> str:
-    """The task's board by `metric`, at the page that holds `rank` when one is given."""
+def _board_url(
+    task_slug: str, metric: LeaderboardMetric, *, rank: int | None = None, stat: selectors.LatencyStat | None = None
+) -> str:
+    """The task's board by `metric` (on the latency board, by `stat`), at the page that holds `rank` when given."""
     query = {"metric": metric.slug}
+    if stat is not None and stat != selectors.MEAN_LATENCY:
+        query["latency_stat"] = stat.slug
     if rank is not None and rank > PAGE_SIZE:
         query["page"] = (rank - 1) // PAGE_SIZE + 1
     return f"{reverse('leaderboard:task', args=[task_slug])}?{urlencode(query)}"

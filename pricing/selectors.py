@@ -13,6 +13,7 @@ from decimal import Decimal
 
 from django.utils import timezone
 
+from dawnboard import display
 from dawnboard.rules import Track
 from pricing.domain.cost import (
     AS_SUBMITTED,
@@ -294,12 +295,12 @@ def run_costs(run: PricedRun, *, today: datetime.date | None = None, book: Quote
     return costs
 
 
-def costs_under(runs: Mapping[int, PricedRun], policy: str, *, today: datetime.date | None = None) -> dict:
-    """Each run's cost under one policy, keyed as given, with the quotes of all their instances read in one query."""
+def costs_by_policy(runs: Mapping[int, PricedRun], *, today: datetime.date | None = None) -> dict:
+    """Each run's cost under every policy ({key: {policy: USD or None}}), keyed as given, with the quotes of all
+    their instances read in one query."""
     book = QuoteBook(instance_id for run in runs.values() for instance_id in run.instance_ids)
     return {
-        key: next(cost.usd for cost in run_costs(run, today=today, book=book) if cost.policy == policy)
-        for key, run in runs.items()
+        key: {cost.policy: cost.usd for cost in run_costs(run, today=today, book=book)} for key, run in runs.items()
     }
 
 
@@ -448,7 +449,7 @@ def _as_submitted(run: PricedRun) -> PolicyCost:
     return PolicyCost(
         AS_SUBMITTED,
         usd_amount(run.as_submitted_usd),
-        f"{run.claimed_usd_per_item} USD per item (the entry's cost) x 10,000",
+        f"{display.number(run.claimed_usd_per_item)} USD per item (the entry's cost) x 10,000",
     )
 
 

@@ -52,7 +52,16 @@ class RunConfig:
     @property
     def command(self) -> str:
         """The `run_reference` command line of this run (data and output folders left out: they are local)."""
-        words = ["python", "manage.py", "run_reference", self.task, "--recipe", self.recipe, "--seed", str(self.seed)]
+        words = [
+            ".venv/bin/python",
+            "manage.py",
+            "run_reference",
+            self.task,
+            "--recipe",
+            self.recipe,
+            "--seed",
+            str(self.seed),
+        ]
         words += ["--device", str(self.device)]
         if self.max_epochs is not None:
             words += ["--max-epochs", str(self.max_epochs)]

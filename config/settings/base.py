@@ -72,6 +72,8 @@ AXES_COOLOFF_TIME = timedelta(hours=env.float("AXES_COOLOFF_HOURS", default=1.0)
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_CLIENT_IP_CALLABLE = "leaderboard.http_limits.client_ip"
 AXES_RESET_ON_SUCCESS = True
+# No "AXES: BEGIN version ..." line on stderr at every start (each manage.py command); lockouts are still logged.
+AXES_VERBOSE = False
 
 # Content-Security-Policy (django-csp 4) on every response: scripts only from this site's own files, so an
 # injected <script> or onclick= never runs. Pages pass data to their scripts in <script type="application/json">
@@ -164,7 +166,7 @@ REST_FRAMEWORK = {
     "DEFAULT_PAGINATION_CLASS": "rest_framework.pagination.PageNumberPagination",
     "PAGE_SIZE": 50,
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "leaderboard.api.schema.PublicAwareAutoSchema",
     "EXCEPTION_HANDLER": "leaderboard.api.errors.envelope_exception_handler",
     # Over a rate: 429, Retry-After, code `throttled`. Rates are N/s, N/min, N/hour or N/day; "off" turns one off.
     "DEFAULT_THROTTLE_CLASSES": [
@@ -194,6 +196,7 @@ SPECTACULAR_SETTINGS = {
     "ENUM_NAME_OVERRIDES": {
         "SubmissionStatusEnum": ["pending", "accepted", "rejected", "failed", "valid"],
         "EntryStatusEnum": "leaderboard.models.Entry.Status",
+        "SubmissionSourceEnum": "leaderboard.models.Submission.Source",
     },
 }
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 
+from dawnboard import display
 from dawnboard.curve import curve_point_indices
 from dawnboard.documents import EntrySource, LogSource, TrainingLog
 from dawnboard.errors import (
@@ -140,8 +141,8 @@ def validate_submission(
         errors.append(
             Issue(
                 ErrorCode.THRESHOLD_NOT_REACHED,
-                f"The log never reaches the {rules.task_slug} {rules.version} threshold of {rules.threshold} "
-                f"{rules.log_column} (best: {best:g}).{hint}",
+                f"The log never reaches the {rules.task_slug} {rules.version} threshold, {rules.log_column} of "
+                f"{display.threshold(rules.threshold, rules.scale)} (best: {display.number(best)}).{hint}",
                 field=rules.log_column,
             )
         )

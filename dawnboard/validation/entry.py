@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+from dawnboard import display
 from dawnboard.documents import NonFiniteNumber, OutOfRangeNumber, plain_json
 from dawnboard.errors import ErrorCode, Issue, IssueCounter, WarningCode, listed, shown
 from dawnboard.links import is_web_link
@@ -379,7 +380,7 @@ def _inference_accuracy(
             Issue(
                 ErrorCode.ACCURACY_BELOW_THRESHOLD,
                 f"'{name}' = {shown(value)} is below the {rules.task_slug} {rules.version} threshold of "
-                f"{rules.threshold}.",
+                f"{display.threshold(rules.threshold, rules.scale)}.",
                 field=name,
             )
         )

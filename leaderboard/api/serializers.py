@@ -150,13 +150,26 @@ class EntrySerializer(serializers.ModelSerializer):
     task_version = serializers.CharField(source="task_version.version", read_only=True)
     results = serializers.SerializerMethodField()
     url = serializers.HyperlinkedIdentityField(view_name="api:entry-detail")
+    submitter = serializers.CharField(
+        source="submitter_name",
+        read_only=True,
+        allow_null=True,
+        help_text="The account that submitted the entry (the files' `author` is beside it); null for an entry "
+        "imported from the DAWNBench archive.",
+    )
+    submission_source = serializers.ChoiceField(
+        choices=Submission.Source.choices,
+        read_only=True,
+        help_text="How it came: api, command (manage.py submit), import (DAWNBench archive), reference (a "
+        "reference run), measured (the inference harness).",
+    )
 
     class Meta:
         model = Entry
         fields = [
             "id", "url", "task", "task_version", "track", "status", "source_name", "version", "author",
-            "framework", "model", "hardware", "date", "code_url", "commit_hash", "cost_per_hour_usd",
-            "results", "warnings", "created_at",
+            "submitter", "submission_source", "framework", "model", "hardware", "date", "code_url", "commit_hash",
+            "cost_per_hour_usd", "results", "warnings", "created_at",
         ]  # fmt: skip
 
     def get_results(self, entry: Entry) -> dict:

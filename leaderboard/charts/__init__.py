@@ -5,9 +5,11 @@ embeds in a `<script type="application/json">` element for charts.js to draw wit
 bundle (static/vendor/plotly/). The dicts are built directly: plotly's graph objects validate every value, which
 at 60,000 points took seconds. A board's scatter draws one point per few pixels and every Pareto point
 (`with_drawn_points`); its record charts draw the records alone. Every number a reader sees, in hover text and on
-ticks, is written by `leaderboard.display`, the rules the tables follow: times in h:mm:ss, money and latency to
-fixed significant figures. Log axes carry explicit ticks (powers of ten, with 2 and 5 when the data spans less
-than a decade), so no tick is an unlabelled "2" or "5" that could belong to any decade.
+ticks, is written by `dawnboard.display`, the rules the tables follow: times in h:mm:ss, money and latency to
+fixed significant figures. Every axis but a date axis carries explicit ticks: log axes at powers of ten (with 2 and
+5 when the data spans less than a decade, so no tick is an unlabelled "2" or "5" that could belong to any decade),
+linear ones at round steps. A chart under a heading that names it (the charts page's) has no title of its own;
+the others' titles, axis titles and legends are wrapped to a phone's width by static/leaderboard/charts.js.
 
 `layout` holds the shared look, ticks and `figure_json`; `entry` an entry's curve and latency histogram; `board`
 the charts page's tradeoffs and records.

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from dawnboard import display
 from dawnboard.metrics import INFERENCE_COST, INFERENCE_LATENCY, TRAINING_COST, TRAINING_TIME, LeaderboardMetric
-from leaderboard import display
 from leaderboard.analysis import grid_cells, one_point_per_cell, pareto_front, record_steps
 from leaderboard.charts.layout import (
     Figure,
@@ -43,13 +43,13 @@ PLOTTED_SIGNIFICANT = 4  # a position to 4 figures is within a tenth of a pixel;
 
 @dataclass(frozen=True)
 class Tradeoff:
-    """Two costs to plot against each other, lower better on both: the frame's columns, titles and formats.
+    """Two costs to plot against each other, lower better on both: the frame's columns, axis titles and formats.
 
-    `x_is_duration` marks a time in seconds: its log axis is ticked at round durations in h:mm:ss.
+    `x_is_duration` marks a time in seconds: its log axis is ticked at round durations in h:mm:ss. The chart has
+    no title of its own: the charts page's heading names it.
     """
 
     slug: str
-    title: str
     x: str
     x_title: str
     y: str
@@ -61,7 +61,6 @@ class Tradeoff:
 
 TIME_AGAINST_COST = Tradeoff(
     "time-cost",
-    "Training time against training cost",
     TRAINING_TIME.field,
     "training time (h:mm:ss)",
     TRAINING_COST.field,
@@ -72,7 +71,6 @@ TIME_AGAINST_COST = Tradeoff(
 )
 LATENCY_AGAINST_COST = Tradeoff(
     "latency-cost",
-    "Inference latency against inference cost",
     INFERENCE_LATENCY.field,
     "latency (ms per item)",
     INFERENCE_COST.field,
@@ -156,7 +154,7 @@ def tradeoff_figure(frame: pd.DataFrame, tradeoff: Tradeoff) -> Figure:
     x_ticks = duration_log_ticks(x_values) if tradeoff.x_is_duration else log_ticks(x_values, number_tick)
     y_ticks = log_ticks(frame[tradeoff.y].to_numpy(dtype=float), money_tick)
     layout = figure_layout(
-        tradeoff.title,
+        None,
         xaxis=axis(tradeoff.x_title, type="log", **x_ticks),
         yaxis=axis(tradeoff.y_title, type="log", **y_ticks),
     )
@@ -196,7 +194,8 @@ INFERENCE_COST_AXIS = ("cost (USD per 10,000 items)", display.usd)
 
 
 def record_figure(progression: pd.DataFrame, *, metric: LeaderboardMetric) -> Figure:
-    """The best value by date (a step line) and the entries that set each record.
+    """The best value by date (a step line) and the entries that set each record; untitled, as the charts page's
+    heading names it.
 
     Only the record-setting rows are drawn, with the last row to carry the step line to the latest date: a
     board of 60,000 entries sends a few dozen points, the same picture.
@@ -243,7 +242,7 @@ def record_figure(progression: pd.DataFrame, *, metric: LeaderboardMetric) -> Fi
     if ticks is None:
         ticks = log_ticks(values, number_tick if metric.slug == INFERENCE_LATENCY.slug else money_tick)
     layout = figure_layout(
-        f"Record {metric.label.lower()} over time",
+        None,  # the charts page's heading, "Record ... over time", names it
         xaxis=axis("entry date", type="date", range=date_range(steps["date"].tolist())),
         yaxis=axis(y_title, type="log", **ticks),
     )

@@ -12,11 +12,14 @@ from decimal import Decimal
 import numpy as np
 import pandas as pd
 
-from leaderboard import display
+from dawnboard import display
 
 Figure = dict  # what plotly.js draws: {"data": [trace, ...], "layout": {...}}
 
 COLOURS = ["#3b6fb6", "#d1495b", "#9a6b00", "#00798c", "#4f8a3c", "#8d6a9f", "#2e4057", "#c47c35"]
+# Sizes in px, set rather than left to plotly's defaults: charts.js measures text in them to wrap it on a phone.
+FONT_PX = 13
+TITLE_FONT_PX = 16
 AXIS = {
     "gridcolor": "#e6e6e6",
     "zerolinecolor": "#cccccc",
@@ -27,15 +30,19 @@ AXIS = {
 # No template: plotly.py's plotly_white once cost ~20 ms per figure and 7 KB of JSON; these few keys are the look.
 LAYOUT = {
     "colorway": COLOURS,
-    "font": {"family": "system-ui, sans-serif", "size": 13},
+    "font": {"family": "system-ui, sans-serif", "size": FONT_PX},
     "xaxis": AXIS,
     "yaxis": AXIS,
     "margin": {"l": 60, "r": 20, "t": 50, "b": 50},
     "height": 420,
-    # Under the whole figure (container coordinates), so it pushes the margin rather than covering the x title.
+    # Under the whole figure (container coordinates), so it pushes the margin rather than covering the x title;
+    # on a phone charts.js wraps its entries and makes the figure taller by as much.
     "legend": {"orientation": "h", "yref": "container", "y": 0, "yanchor": "bottom", "x": 0},
     "hoverlabel": {"namelength": -1},
 }
+UNTITLED_TOP_MARGIN_PX = 20
+TITLE_PAD_PX = 10
+LABEL_BACKGROUND = "rgba(255, 255, 255, 0.85)"  # a dashed line's label stays legible over what it crosses
 # Durations for time ticks: seconds, minutes, hours, days; each a label in h:mm:ss.
 DURATION_STEPS = [1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200, 10800, 21600, 43200, 86400]
 DURATION_LADDER = [1, 10, 60, 600, 3600, 36000, 360000]  # log axes: one tick a decade, in units people use
@@ -73,12 +80,28 @@ def plotly_text(text: str) -> str:
     return html.escape(text, quote=False)
 
 
-def figure_layout(title: str, **overrides) -> dict:
-    return {**LAYOUT, "title": {"text": title, "x": 0, "xanchor": "left", "automargin": True}, **overrides}
+def figure_layout(title: str | None, **overrides) -> dict:
+    """The shared look with `overrides`; no title where the page's own heading names the chart, since a title
+    said twice is read twice (and a heading wraps on a phone, as SVG text does not)."""
+    if title is None:
+        return {**LAYOUT, "margin": {**LAYOUT["margin"], "t": UNTITLED_TOP_MARGIN_PX}, **overrides}
+    # Hung from the top of the figure in the top margin, so that the lines charts.js wraps it into on a phone
+    # run down (it makes the margin taller by as much); plotly's automargin would move a title of several lines up.
+    heading = {
+        "text": title,
+        "font": {"size": TITLE_FONT_PX},
+        "x": 0,
+        "xanchor": "left",
+        "y": 1,
+        "yref": "container",
+        "yanchor": "top",
+        "pad": {"t": TITLE_PAD_PX},
+    }
+    return {**LAYOUT, "title": heading, **overrides}
 
 
 def axis(title: str, **settings) -> dict:
-    return {**AXIS, "title": {"text": title}, **settings}
+    return {**AXIS, "title": {"text": title, "font": {"size": FONT_PX}}, **settings}
 
 
 def colour(index: int) -> str:
@@ -159,8 +182,22 @@ def duration_linear_ticks(longest_seconds: float) -> dict:
     }
 
 
+def linear_ticks(low: float, high: float, label: Callable[[float], str], *, smallest_step: float = 0.0) -> dict:
+    """Ticks from `low` to `high` (the axis's range) at a round step, 1, 2 or 5 times a power of ten, at most
+    MOST_LINEAR_TICKS of them, labelled by `label`; `smallest_step` 1 keeps a count's ticks whole."""
+    if not high > low:
+        low, high = low - 0.5, low + 0.5
+    rough = (high - low) / MOST_LINEAR_TICKS
+    power = 10.0 ** math.floor(math.log10(rough))
+    step = max(next(step for step in (power, 2 * power, 5 * power, 10 * power) if step >= rough), smallest_step)
+    first = math.ceil(low / step - 1e-9)
+    ticks = [round(index * step, 12) for index in range(first, math.floor(high / step + 1e-9) + 1)]
+    return {"tickmode": "array", "tickvals": ticks, "ticktext": [label(tick) for tick in ticks], "range": [low, high]}
+
+
 def money_tick(value: float) -> str:
-    return f"${display.significant(value, 3, trim=True)}"
+    """A log tick (a digit times a power of ten) as the tables write money, to that one significant figure."""
+    return display.usd(value, figures=1)
 
 
 def number_tick(value: float) -> str:
@@ -169,14 +206,15 @@ def number_tick(value: float) -> str:
 
 def dashed_line(*, x: float | None = None, y: float | None = None, text: str) -> tuple[dict, dict]:
     """A dashed line across the plot at `x` or at `y`, and its label at the line's end (plotly's add_vline and
-    add_hline, as data)."""
+    add_hline, as data); the caller may move the label (its `x`, `y`, anchors and shifts)."""
     if y is not None:
         shape = {"x0": 0, "x1": 1, "xref": "x domain", "y0": y, "y1": y, "yref": "y"}
         label = {"x": 1, "xanchor": "right", "xref": "x domain", "y": y, "yanchor": "bottom", "yref": "y"}
     else:
         shape = {"x0": x, "x1": x, "xref": "x", "y0": 0, "y1": 1, "yref": "y domain"}
         label = {"x": x, "xanchor": "left", "xref": "x", "y": 1, "yanchor": "top", "yref": "y domain"}
-    return {"type": "line", "line": {"dash": "dash"}, **shape}, {"showarrow": False, "text": text, **label}
+    label = {"showarrow": False, "text": text, "bgcolor": LABEL_BACKGROUND, **label}
+    return {"type": "line", "line": {"dash": "dash"}, **shape}, label
 
 
 def day(value) -> str:

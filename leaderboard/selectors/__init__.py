@@ -1,5 +1,9 @@
 """Reads: the task catalog submissions are judged by, leaderboards and their rows, entries with their costs,
-submissions. Import them from here; the modules are how they are filed."""
+submissions. Import them from here; the modules are how they are filed.
+
+Save one: the charts page's reads (`leaderboard.selectors.charts`) are imported from their module, since they
+load pandas, which a command that prints a board never needs (`bench/cli_startup.py`).
+"""
 
 from leaderboard.selectors.boards import (
     LATENCY_STATS,
@@ -11,20 +15,20 @@ from leaderboard.selectors.boards import (
     BoardView,
     LatencyStat,
     UnknownLeaderboard,
+    board_order,
     board_page_rows,
     board_row,
     board_rows,
     board_rows_from_values,
-    board_rows_of,
     board_rows_ranked,
     board_value_field,
     home_boards,
     leaderboard,
     leaderboard_entries,
+    policy_board_rows,
     task_frameworks,
 )
 from leaderboard.selectors.catalog import current_task_versions, task_catalog
-from leaderboard.selectors.charts import BoardCharts, RecordPoints, TradeoffPoints, board_charts
 from leaderboard.selectors.entries import (
     BIG_ENTRY_COLUMNS,
     LATENCY_PERCENTILES,
@@ -46,7 +50,7 @@ from leaderboard.selectors.entries import (
     reproduction_commands,
     submitted_file,
 )
-from leaderboard.selectors.entry_ranks import EntryRank, entry_board_ranks
+from leaderboard.selectors.entry_ranks import EntryRank, entry_board_ranks, entry_policy_ranks, entry_rank
 from leaderboard.selectors.submissions import submission_for, submissions_of
 
 __all__ = [
@@ -57,7 +61,6 @@ __all__ = [
     "PRIVATE_ENTRY_FIELDS",
     "ROW_FIELDS",
     "SORTABLE_COLUMNS",
-    "BoardCharts",
     "BoardRow",
     "BoardRows",
     "BoardView",
@@ -65,16 +68,13 @@ __all__ = [
     "EntryRank",
     "LatencyDistribution",
     "LatencyStat",
-    "RecordPoints",
-    "TradeoffPoints",
     "UnknownLeaderboard",
     "author_email_visible",
-    "board_charts",
+    "board_order",
     "board_page_rows",
     "board_row",
     "board_rows",
     "board_rows_from_values",
-    "board_rows_of",
     "board_rows_ranked",
     "board_value_field",
     "current_task_versions",
@@ -86,11 +86,14 @@ __all__ = [
     "entry_latency_distribution",
     "entry_latency_percentiles",
     "entry_match",
+    "entry_policy_ranks",
     "entry_priced_run",
+    "entry_rank",
     "entry_reproductions",
     "home_boards",
     "leaderboard",
     "leaderboard_entries",
+    "policy_board_rows",
     "priced_run",
     "public_claimed",
     "reproduction_commands",

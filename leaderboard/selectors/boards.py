@@ -4,8 +4,10 @@ the site's filtered and sorted view."""
 from __future__ import annotations
 
 import datetime
+import itertools
 from collections.abc import Iterator
 from dataclasses import dataclass
+from decimal import Decimal
 
 from django.db import connection
 from django.db.models import F, Q, QuerySet, Window
@@ -18,11 +20,13 @@ from dawnboard.metrics import (
     LeaderboardMetric,
     time_metric_of,
 )
+from dawnboard.recipes import FillCommand, fill_commands
+from dawnboard.rules import task_named
 from leaderboard.models import Entry, Task, TaskVersion
 from leaderboard.selectors.catalog import current_task_versions
 from leaderboard.selectors.entries import BIG_ENTRY_COLUMNS, priced_run
 from pricing.domain.cost import AS_SUBMITTED, COST_POLICIES
-from pricing.selectors import costs_under
+from pricing.selectors import costs_by_policy
 
 
 class UnknownLeaderboard(LookupError):
@@ -61,6 +65,15 @@ def board_value_field(metric: LeaderboardMetric, latency_stat: str = MEAN_LATENC
     return LATENCY_STATS[latency_stat].field if metric == INFERENCE_LATENCY else metric.field
 
 
+def board_order(value_field: str) -> tuple[str, str, str]:
+    """Every board's order, lowest first: its value, then the earlier date, then the earlier entry.
+
+    The boards, the ranks of a filtered view, the policy boards and an entry's own rank all sort by this one
+    tuple, so an entry's rank is the board's by construction.
+    """
+    return (value_field, "date", "id")
+
+
 def leaderboard_entries(
     *,
     task_slug: str,
@@ -97,7 +110,7 @@ def _board(
         Entry.objects.accepted()
         .filter(task_version=version, track=metric.track, accuracy__gte=version.threshold)
         .exclude(**{f"{value_field}__isnull": True})
-        .order_by(F(value_field).asc(), "date", "id")
+        .order_by(*board_order(value_field))
     )
     return entries if as_of is None else entries.filter(date__lte=as_of)
 
@@ -136,11 +149,10 @@ def leaderboard(
             rows = board_rows_from_values(entries[offset:], value_field=value_field, first_rank=offset + 1)
         else:
             ids = list(entries.values_list("id", flat=True)[offset:end])
-            window = entries_in_order(entries, ids, value_field=value_field)
-            rows = (_row_of_values(values, rank=rank) for rank, values in enumerate(window, start=offset + 1))
+            rows = board_window_rows(entries, ids, value_field=value_field, first_rank=offset + 1)
 
     else:
-        ranked = _ranked_by_policy(task_slug=task_slug, metric=metric, cost_basis=cost_basis)
+        ranked = policy_board_rows(task_slug=task_slug, metric=metric, cost_basis=cost_basis)
         count, rows = len(ranked), ranked[offset:end]
     document = {
         "task": task_slug,
@@ -158,11 +170,22 @@ def leaderboard(
     return document
 
 
-def _ranked_by_policy(*, task_slug: str, metric: LeaderboardMetric, cost_basis: str) -> list[BoardRow]:
-    """Every entry of the metric's track that the policy can price, cheapest first, earlier date on ties.
+def policy_board_rows(*, task_slug: str, metric: LeaderboardMetric, cost_basis: str) -> list[BoardRow]:
+    """Every entry of the metric's track that the policy can price, cheapest first, earlier date on ties."""
+    ranked = policy_rankings(task_slug=task_slug, metric=metric)[cost_basis]
+    submitters = submitter_names([entry.id for entry, _ in ranked])
+    return [
+        board_row(entry, rank=rank, value=float(cost), submitter=submitters.get(entry.id))
+        for rank, (entry, cost) in enumerate(ranked, start=1)
+    ]
 
-    An entry without a figure of its own can still be priced from the catalog, so the base is the
-    whole track, not the as-submitted board.
+
+def policy_rankings(*, task_slug: str, metric: LeaderboardMetric) -> dict[str, list[tuple[Entry, Decimal]]]:
+    """The cost board of `metric` under each catalog policy (not as-submitted): its (entry, cost) pairs in the
+    board's order. The entries are read and priced once for all the policies.
+
+    An entry without a figure of its own can still be priced from the catalog, so the base is the whole track's
+    time board, not the as-submitted cost board.
     """
     # Only an entry matched to a catalog instance, or to parts of the catalog, can be priced by the catalog: the
     # others are never read.
@@ -173,16 +196,19 @@ def _ranked_by_policy(*, task_slug: str, metric: LeaderboardMetric, cost_basis: 
         .select_related("hardware_match__instance__provider")
     )
     # The claimed cost per item only words the as-submitted arithmetic, and a policy board never ranks by that.
-    runs = {entry.id: priced_run(entry, claimed_usd_per_item=None) for entry in entries}
-    costs = costs_under(runs, cost_basis)
-    priced = sorted(
-        ((entry, costs[entry.id]) for entry in entries if costs[entry.id] is not None),
-        key=lambda pair: (pair[1], pair[0].date, pair[0].id),
-    )
-    return [board_row(entry, rank=rank, value=float(cost)) for rank, (entry, cost) in enumerate(priced, start=1)]
+    costs = costs_by_policy({entry.id: priced_run(entry, claimed_usd_per_item=None) for entry in entries})
+    return {
+        policy: sorted(
+            ((entry, costs[entry.id][policy]) for entry in entries if costs[entry.id][policy] is not None),
+            key=lambda pair: (pair[1], pair[0].date, pair[0].id),  # board_order, the cost being the policy's
+        )
+        for policy in COST_POLICIES
+        if policy != AS_SUBMITTED
+    }
 
 
 ROW_FIELDS = ("id", "source_name", "model", "author", "hardware", "framework", "date", "code_url")  # _row_of_values
+SUBMITTER_NAME = "submission__submitter__name"
 ROWS_READ_AT_ONCE = 2000  # rows fetched per round trip when a whole board is read
 
 
@@ -200,6 +226,7 @@ class BoardRow:
     framework: str
     date: datetime.date
     code_url: str
+    submitter: str | None  # the account that submitted it; None for an entry imported from DAWNBench
 
     def as_api_dict(self) -> dict:
         """The row of the leaderboard document (`manage.py leaderboard --json`, the API)."""
@@ -210,13 +237,14 @@ class BoardRow:
             "value": self.value,
             "model": self.model,
             "team": self.team,
+            "submitter": self.submitter,
             "hardware": self.hardware,
             "framework": self.framework,
             "date": self.date.isoformat(),
         }
 
 
-def board_row(entry: Entry, *, rank: int | None, value: float) -> BoardRow:
+def board_row(entry: Entry, *, rank: int | None, value: float, submitter: str | None) -> BoardRow:
     return BoardRow(
         rank=rank,
         entry_id=entry.id,
@@ -228,37 +256,39 @@ def board_row(entry: Entry, *, rank: int | None, value: float) -> BoardRow:
         framework=entry.framework,
         date=entry.date,
         code_url=entry.code_url,
+        submitter=submitter,
     )
 
 
-def board_rows_of(entries, *, ranks: dict[int, int] | None, value_field: str, first_rank: int = 1) -> list[BoardRow]:
-    """Rows of entries valued by `value_field`; without `ranks`, the entries' order is their rank from `first_rank`."""
-    return [
-        board_row(
-            entry,
-            rank=ranks.get(entry.id) if ranks is not None else position,
-            value=float(getattr(entry, value_field)),
-        )
-        for position, entry in enumerate(entries, start=first_rank)
-    ]
+def submitter_names(entry_ids: list[int]) -> dict[int, str]:
+    """The name of the account that submitted each entry, by entry id; imported entries have none.
+
+    Read by id, apart from the board's own scan, which stays along its index.
+    """
+    if not entry_ids:
+        return {}
+    named = Entry.objects.filter(id__in=entry_ids, submission__submitter__isnull=False)
+    return dict(named.values_list("id", SUBMITTER_NAME))
 
 
 def board_rows_from_values(entries: QuerySet[Entry], *, value_field: str, first_rank: int = 1) -> Iterator[BoardRow]:
     """Rows of a board's entries in their order, read as plain values (no model instance per row), ranked from
     `first_rank`; an iterator, so that an export of a whole board streams rather than sits in memory."""
     columns = (*ROW_FIELDS, value_field)
-    for rank, values in enumerate(entries.values_list(*columns).iterator(chunk_size=ROWS_READ_AT_ONCE), first_rank):
-        yield _row_of_values(values, rank=rank)
+    values = entries.values_list(*columns).iterator(chunk_size=ROWS_READ_AT_ONCE)
+    ranks = itertools.count(first_rank)
+    for batch in _batches(values):
+        yield from _rows_of_values(batch, ranks=[next(ranks) for _ in batch])
 
 
 def entries_in_order(entries: QuerySet[Entry], entry_ids: list[int], *, value_field: str) -> list[tuple]:
-    """The board row values (`ROW_FIELDS` and the board's value) of `entry_ids`, in that order.
+    """The board row values (`ROW_FIELDS`, the board's value and the submitter's name) of `entry_ids`, in that order.
 
     A window deep into a board is cheapest found in two steps: its ids, which the board's index holds in
-    order (an index-only scan, however many rows it skips), then those few rows themselves by id. One query
-    that read whole rows would read every skipped row too.
+    order (an index-only scan, however many rows it skips), then those few rows themselves by id (with their
+    submitters, joined). One query that read whole rows would read every skipped row too.
     """
-    columns = (*ROW_FIELDS, value_field)
+    columns = (*ROW_FIELDS, value_field, SUBMITTER_NAME)
     by_id = {values[0]: values for values in entries.order_by().filter(id__in=entry_ids).values_list(*columns)}
     return [by_id[entry_id] for entry_id in entry_ids if entry_id in by_id]
 
@@ -267,11 +297,22 @@ def board_page_rows(rows: BoardRows, entry_ids: list[int], *, first_rank: int) -
     """The rows of `entry_ids` (a page of the view, in the view's order), each with its rank on the whole
     board; on the board itself, in rank order, a row's place is its rank, counted from `first_rank`."""
     ranks = rows.ranks_of(entry_ids)
+    window = entries_in_order(rows.entries, entry_ids, value_field=rows.value_field)
+    places = range(first_rank, first_rank + len(window))
     return [
-        _row_of_values(values, rank=position if ranks is None else ranks.get(values[0]))
-        for position, values in enumerate(
-            entries_in_order(rows.entries, entry_ids, value_field=rows.value_field), start=first_rank
-        )
+        _row_of_values(values[:-1], rank=place if ranks is None else ranks.get(values[0]), submitter=values[-1])
+        for place, values in zip(places, window, strict=True)
+    ]
+
+
+def board_window_rows(
+    entries: QuerySet[Entry], entry_ids: list[int], *, value_field: str, first_rank: int
+) -> list[BoardRow]:
+    """The rows of `entry_ids`, a window of the board `entries` in its order, ranked from `first_rank`."""
+    window = entries_in_order(entries, entry_ids, value_field=value_field)
+    return [
+        _row_of_values(values[:-1], rank=rank, submitter=values[-1])
+        for rank, values in enumerate(window, start=first_rank)
     ]
 
 
@@ -282,11 +323,28 @@ def board_rows_ranked(rows: BoardRows) -> Iterator[BoardRow]:
         yield from board_rows_from_values(rows.entries, value_field=rows.value_field)
         return
     columns = (*ROW_FIELDS, rows.value_field)
-    for values in rows.entries.values_list(*columns).iterator(chunk_size=ROWS_READ_AT_ONCE):
-        yield _row_of_values(values, rank=ranks.get(values[0]))
+    values = rows.entries.values_list(*columns).iterator(chunk_size=ROWS_READ_AT_ONCE)
+    for batch in _batches(values):
+        yield from _rows_of_values(batch, ranks=[ranks.get(row[0]) for row in batch])
 
 
-def _row_of_values(values: tuple, *, rank: int | None) -> BoardRow:
+def _batches(values: Iterator[tuple]) -> Iterator[list[tuple]]:
+    """`values` a list of ROWS_READ_AT_ONCE at a time (itertools.batched is Python 3.12's)."""
+    while batch := list(itertools.islice(values, ROWS_READ_AT_ONCE)):
+        yield batch
+
+
+def _rows_of_values(batch: list[tuple], *, ranks: list[int | None]) -> list[BoardRow]:
+    """Board rows of `ROW_FIELDS` values and the board's value, with their ranks, and their submitters read by id
+    (one query for the batch: the batch itself is read along the board's index)."""
+    submitters = submitter_names([values[0] for values in batch])
+    return [
+        _row_of_values(values, rank=rank, submitter=submitters.get(values[0]))
+        for values, rank in zip(batch, ranks, strict=True)
+    ]
+
+
+def _row_of_values(values: tuple, *, rank: int | None, submitter: str | None) -> BoardRow:
     entry_id, source_name, model, author, hardware, framework, date, code_url, value = values
     return BoardRow(
         rank=rank,
@@ -299,20 +357,45 @@ def _row_of_values(values: tuple, *, rank: int | None) -> BoardRow:
         framework=framework,
         date=date,
         code_url=code_url,
+        submitter=submitter,
     )
 
 
 def home_boards(*, rows_per_board: int) -> list[dict]:
-    """For the front page: every task with its current threshold and its four top-N boards."""
-    boards = []
+    """For the front page: every task with its current threshold and its four top-N boards, the tasks with
+    entries first; a task without any has, instead, the commands that would fill it (`fill_commands`)."""
+    tasks = []
     for version in current_task_versions():
-        task_boards = []
-        for slug, metric in LEADERBOARD_METRICS.items():
-            top = _board(version=version, metric_slug=slug).only(*ROW_FIELDS, metric.field)[:rows_per_board]
-            rows = board_rows_of(top, ranks=None, value_field=metric.field)
-            task_boards.append({"metric": metric, "unit": metric.unit, "results": rows})
-        boards.append({"task": version.task, "version": version, "boards": task_boards})
-    return boards
+        tops = {
+            metric: list(_board(version=version, metric_slug=slug).only(*ROW_FIELDS, metric.field)[:rows_per_board])
+            for slug, metric in LEADERBOARD_METRICS.items()
+        }
+        tasks.append({"task": version.task, "version": version, "tops": tops})
+    submitters = submitter_names([entry.id for item in tasks for top in item["tops"].values() for entry in top])
+    for item in tasks:
+        tops = item.pop("tops")
+        item["boards"] = [
+            {"metric": metric, "unit": metric.unit, "results": _rows_of_entries(top, metric.field, submitters)}
+            for metric, top in tops.items()
+        ]
+        item["has_entries"] = any(board["results"] for board in item["boards"])
+        item["fill_commands"] = [] if item["has_entries"] else _fill_commands(item["task"].slug)
+    return sorted(tasks, key=lambda item: not item["has_entries"])  # stable: in slug order within each group
+
+
+def _rows_of_entries(entries: list[Entry], value_field: str, submitters: dict[int, str]) -> list[BoardRow]:
+    return [
+        board_row(entry, rank=rank, value=float(getattr(entry, value_field)), submitter=submitters.get(entry.id))
+        for rank, entry in enumerate(entries, start=1)
+    ]
+
+
+def _fill_commands(task_slug: str) -> list[FillCommand]:
+    try:
+        task = task_named(task_slug)
+    except KeyError:  # a task the database has and the rules do not: nothing to suggest
+        return []
+    return fill_commands(task_slug, in_dawnbench_archive=task.in_dawnbench_archive)
 
 
 SORTABLE_COLUMNS = {"rank": None, "value": None, "date": "date", "model": "model", "team": "author"}
@@ -364,7 +447,7 @@ class BoardRows:
             return None
         if not entry_ids:
             return {}
-        order = [F(self.value_field).asc(), F("date").asc(), F("id").asc()]
+        order = [F(field).asc() for field in board_order(self.value_field)]
         numbered = self.board.order_by().annotate(board_rank=Window(RowNumber(), order_by=order))
         sql, parameters = numbered.values("id", "board_rank").query.sql_with_params()
         placeholders = ", ".join(["%s"] * len(entry_ids))

@@ -7,7 +7,7 @@ import datetime
 from dataclasses import dataclass
 from decimal import Decimal
 
-from django.db.models import Prefetch, QuerySet
+from django.db.models import F, Prefetch, QuerySet
 
 from dawnboard.recipes import recipes_reproducing
 from dawnboard.rules import Track
@@ -31,19 +31,25 @@ from pricing.selectors import (
 BIG_ENTRY_COLUMNS = ("misc", "claimed", "extra_fields")
 
 
+# Who submitted an entry, read with it: the account's name (None for an import) and how it came (Submission.Source).
+SUBMITTED_BY = {"submitter_name": F("submission__submitter__name"), "submission_source": F("submission__source")}
+
+
 def entries_list() -> QuerySet[Entry]:
-    """Accepted entries, newest first, without the JSON documents they were submitted as."""
+    """Accepted entries, newest first, without the JSON documents they were submitted as, each with the account
+    that submitted it (`submitter_name`, None for an import) and how (`submission_source`)."""
     entries = Entry.objects.accepted().defer(*BIG_ENTRY_COLUMNS).select_related("task", "task_version")
-    return entries.order_by("-date", "-id")
+    return entries.annotate(**SUBMITTED_BY).order_by("-date", "-id")
 
 
 def entry_detail(*, entry_id: int) -> Entry:
     """One entry, whatever its status, with all it shows: its own documents, but not its files' contents, nor
-    the documents of the entry it reproduces."""
+    the documents of the entry it reproduces; and, as `entries_list` gives them, its submitter and source."""
     return (
         Entry.objects.select_related(
             "task", "task_version__task", "submission", "reproduces", "hardware_match__instance__provider"
         )
+        .annotate(**SUBMITTED_BY)
         .defer(*(f"reproduces__{column}" for column in BIG_ENTRY_COLUMNS))
         .prefetch_related("curve", Prefetch("submission__files", queryset=SubmittedFile.objects.defer("content")))
         .get(id=entry_id)

@@ -1,65 +1,133 @@
-"""Where one entry stands on its task's boards, for its page: read off the boards' own ranking, never a second one."""
+"""Where one entry stands on its task's boards, for its page: read off the boards' own ranking, never a second one.
+
+A board sorts by `board_order` (its value, the date, the id). An entry's rank counts the board's entries before
+it in that order, comparing each of them with the entry's own stored values inside the database: the figure
+is never read into Python and compared back, which on SQLite (a decimal stored as a float and read back to 15
+digits) once ranked an entry behind itself. A board priced by a cost policy is computed in Python, and the
+entry's rank is its row's rank on that very board.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import Count, Q
+from django.db.models import Count, Q, Subquery
 
-from dawnboard.metrics import LEADERBOARD_METRICS, LeaderboardMetric
+from dawnboard.metrics import INFERENCE_LATENCY, LEADERBOARD_METRICS, LeaderboardMetric
 from leaderboard.models import Entry
-from leaderboard.selectors.boards import leaderboard_entries
+from leaderboard.selectors.boards import (
+    LATENCY_STATS,
+    MEAN_LATENCY,
+    LatencyStat,
+    board_order,
+    board_value_field,
+    leaderboard_entries,
+    policy_board_rows,
+    policy_rankings,
+)
+from pricing.domain.cost import AS_SUBMITTED
 
 
 @dataclass(frozen=True)
 class EntryRank:
-    """The entry's place on one board of its track: `rank` of `board_size`, or None and why not."""
+    """The entry's place on one board of its track: `rank` of `board_size`, or None and why not.
+
+    `latency_stat` is the statistic ranking the inference-latency board (the mean elsewhere); `cost_basis` the
+    price policy ranking a cost board (as-submitted elsewhere).
+    """
 
     metric: LeaderboardMetric
     rank: int | None
     board_size: int | None
     not_ranked_because: str = ""
+    latency_stat: LatencyStat = MEAN_LATENCY
+    cost_basis: str = AS_SUBMITTED
 
 
 def entry_board_ranks(entry: Entry) -> list[EntryRank]:
-    """The entry's rank on each board of its track (the current task version's, by the mean latency).
+    """The entry's rank on each board of its track, as-submitted; on the latency board also by the 90th and
+    99th percentiles when the entry has them (a measured entry).
 
-    The rank counts the board's entries ahead of it in the board's own order (value, then date, then id), so
-    a tie is broken exactly as the board breaks it; one query per board, which counts along the board's index
-    rather than reading its ids.
+    One query per board, which counts along the board's index rather than reading its ids.
     """
     ranks = []
     for metric in LEADERBOARD_METRICS.values():
         if metric.track != entry.track:
             continue
-        counted = {"on_board": 0}
-        if entry.status == Entry.Status.ACCEPTED and entry.task_version.is_current:
-            board = leaderboard_entries(task_slug=entry.task.slug, metric_slug=metric.slug)
-            counted = board.aggregate(
-                size=Count("id"),
-                ahead=Count("id", filter=_ahead_of(entry, metric.field)),
-                on_board=Count("id", filter=Q(id=entry.id)),
-            )
-        if counted["on_board"]:
-            ranks.append(EntryRank(metric, counted["ahead"] + 1, counted["size"]))
-        else:
-            ranks.append(EntryRank(metric, None, None, _why_not_ranked(entry, metric)))
+        ranks.append(entry_rank(entry, metric=metric))
+        if metric == INFERENCE_LATENCY:
+            ranks += [
+                entry_rank(entry, metric=metric, latency_stat=stat.slug)
+                for stat in LATENCY_STATS.values()
+                if stat != MEAN_LATENCY and getattr(entry, stat.field) is not None
+            ]
     return ranks
 
 
-def _ahead_of(entry: Entry, value_field: str) -> Q:
-    """Entries before `entry` in a board ordered by (value, date, id)."""
-    value = getattr(entry, value_field)
-    if value is None:
-        return Q(pk__in=[])
-    return (
-        Q(**{f"{value_field}__lt": value})
-        | Q(**{value_field: value, "date__lt": entry.date})
-        | Q(**{value_field: value, "date": entry.date, "id__lt": entry.id})
-    )
+def entry_policy_ranks(entry: Entry) -> dict[str, EntryRank]:
+    """The entry's rank on its track's cost board under each price policy, by policy: as-submitted counted along
+    its index, the catalog policies read off their boards (`policy_rankings`, priced once for all of them)."""
+    metric = next(metric for metric in LEADERBOARD_METRICS.values() if metric.is_cost and metric.track == entry.track)
+    ranks = {AS_SUBMITTED: entry_rank(entry, metric=metric)}
+    rankings = policy_rankings(task_slug=entry.task.slug, metric=metric) if _on_current_boards(entry) else {}
+    for policy, ranked in rankings.items():
+        rank = next((rank for rank, (other, _) in enumerate(ranked, start=1) if other.id == entry.id), None)
+        ranks[policy] = _policy_rank(entry, metric, policy, rank, len(ranked))
+    return ranks
 
 
-def _why_not_ranked(entry: Entry, metric: LeaderboardMetric) -> str:
+def entry_rank(
+    entry: Entry,
+    *,
+    metric: LeaderboardMetric,
+    cost_basis: str = AS_SUBMITTED,
+    latency_stat: str = MEAN_LATENCY.slug,
+) -> EntryRank:
+    """The entry's rank on the board `leaderboard(metric, cost_basis, latency_stat)` gives, or why it has none."""
+    stat = LATENCY_STATS[latency_stat] if metric == INFERENCE_LATENCY else MEAN_LATENCY
+    if metric.is_cost and cost_basis != AS_SUBMITTED:
+        rows = policy_board_rows(task_slug=entry.task.slug, metric=metric, cost_basis=cost_basis)
+        rank = next((row.rank for row in rows if row.entry_id == entry.id), None)
+        return _policy_rank(entry, metric, cost_basis, rank if _on_current_boards(entry) else None, len(rows))
+    place = {"metric": metric, "latency_stat": stat}
+    if _on_current_boards(entry):
+        board = leaderboard_entries(task_slug=entry.task.slug, metric_slug=metric.slug, latency_stat=stat.slug)
+        counted = board.aggregate(
+            size=Count("id"),
+            ahead=Count("id", filter=_ahead_of(entry.id, board_order(board_value_field(metric, stat.slug)))),
+            on_board=Count("id", filter=Q(id=entry.id)),
+        )
+        if counted["on_board"]:
+            return EntryRank(rank=counted["ahead"] + 1, board_size=counted["size"], **place)
+    why = _why_not_ranked(entry, metric, stat, AS_SUBMITTED)
+    return EntryRank(rank=None, board_size=None, not_ranked_because=why, **place)
+
+
+def _on_current_boards(entry: Entry) -> bool:
+    """Whether the entry can be on any board: accepted, and judged by its task's current version."""
+    return entry.status == Entry.Status.ACCEPTED and entry.task_version.is_current
+
+
+def _policy_rank(entry: Entry, metric: LeaderboardMetric, policy: str, rank: int | None, size: int) -> EntryRank:
+    if rank is None:
+        why = _why_not_ranked(entry, metric, MEAN_LATENCY, policy)
+        return EntryRank(metric=metric, rank=None, board_size=None, not_ranked_because=why, cost_basis=policy)
+    return EntryRank(metric=metric, rank=rank, board_size=size, cost_basis=policy)
+
+
+def _ahead_of(entry_id: int, order: tuple[str, ...]) -> Q:
+    """Entries before `entry_id` in a board sorted by `order`: lexicographically less, each field compared with
+    the entry's own stored value by the database (a scalar subquery, evaluated once)."""
+    own = Entry.objects.filter(id=entry_id)
+    ahead, equal_so_far = Q(pk__in=[]), Q()
+    for field in order:
+        own_value = Subquery(own.values(field)[:1])
+        ahead |= equal_so_far & Q(**{f"{field}__lt": own_value})
+        equal_so_far &= Q(**{field: own_value})
+    return ahead
+
+
+def _why_not_ranked(entry: Entry, metric: LeaderboardMetric, stat: LatencyStat, cost_basis: str) -> str:
     """Words for a reader; whether the entry is on the board is the board's query alone."""
     version = entry.task_version
     if entry.status != Entry.Status.ACCEPTED:
@@ -68,6 +136,10 @@ def _why_not_ranked(entry: Entry, metric: LeaderboardMetric) -> str:
         return f"judged by {version.version}, an earlier version of the task's rules"
     if entry.accuracy < version.threshold:
         return "it did not reach the threshold"
-    if getattr(entry, metric.field) is None:
-        return f"it has no {metric.label.lower()} figure"
+    if metric.is_cost and cost_basis != AS_SUBMITTED:
+        return f"the catalog gives no {cost_basis} price for its hardware"
+    field = board_value_field(metric, stat.slug)
+    if getattr(entry, field) is None:
+        figure = metric.label.lower() if stat == MEAN_LATENCY else f"{stat.label} latency"
+        return f"it has no {figure} figure"
     return "not on this board"

@@ -127,18 +127,33 @@ def files_digest_of(*, task_slug: str, track: str, entry: Upload | None, log: Up
 
 def _duplicate_of_accepted(submission: Submission) -> list[dict]:
     """The `duplicate_submission` error when an accepted entry of the same task and track has these files."""
+    return duplicate_of_accepted(
+        task_slug=submission.task_slug,
+        track=submission.track,
+        files_digest=submission.files_digest,
+        other_than=submission.id,
+    )
+
+
+def duplicate_of_accepted(
+    *, task_slug: str, track: str, files_digest: str, other_than: int | None = None
+) -> list[dict]:
+    """The `duplicate_submission` error when an accepted entry of the task and track (other than submission
+    `other_than`'s) has files of this digest; a dry run asks it too, so that it answers as the real one would."""
+    if not files_digest:
+        return []
     first = (
         Entry.objects.filter(
-            submission__task_slug=submission.task_slug,
-            submission__track=submission.track,
-            submission__files_digest=submission.files_digest,
+            submission__task_slug=task_slug,
+            submission__track=track,
+            submission__files_digest=files_digest,
             submission__status=Submission.Status.ACCEPTED,
         )
-        .exclude(submission_id=submission.id)
+        .exclude(submission_id=other_than)
         .only("id")
         .first()
     )
-    if first is None or not submission.files_digest:
+    if first is None:
         return []
     issue = Issue(
         ErrorCode.DUPLICATE_SUBMISSION,

@@ -21,6 +21,7 @@ from leaderboard.selectors import task_catalog
 from leaderboard.services.judging import (
     SubmissionOutcome,
     Upload,
+    duplicate_of_accepted,
     files_digest_of,
     files_verdict,
     submission_judge,
@@ -89,7 +90,12 @@ def submission_create(
     """
     if dry_run:
         verdict = files_verdict(task_slug=task_slug, track=track, entry=entry, log=log)
-        return verdict_outcome(verdict, status="valid" if verdict.accepted else "rejected", dry_run=True)
+        outcome = verdict_outcome(verdict, status="valid" if verdict.accepted else "rejected", dry_run=True)
+        if not verdict.accepted:
+            return outcome
+        digest = files_digest_of(task_slug=task_slug, track=track, entry=entry, log=log)
+        duplicate = duplicate_of_accepted(task_slug=task_slug, track=track, files_digest=digest)
+        return replace(outcome, status="rejected", errors=duplicate, results=None) if duplicate else outcome
 
     problems = check_request(
         task_slug=task_slug, track=track, has_entry=entry is not None, has_log=log is not None, catalog=task_catalog()

@@ -1,4 +1,4 @@
-"""Template filters for leaderboard values, all following `leaderboard.display`'s rules for people."""
+"""Template filters for leaderboard values, all following `dawnboard.display`'s rules for people."""
 
 from __future__ import annotations
 
@@ -6,9 +6,8 @@ import json
 
 from django import template
 
+from dawnboard import display
 from dawnboard.links import is_web_link
-from dawnboard.metrics import INFERENCE_LATENCY, TRAINING_TIME
-from leaderboard import display
 
 register = template.Library()
 
@@ -58,11 +57,7 @@ def count(value) -> str:
 @register.filter
 def metric_value(value, metric_slug: str) -> str:
     """A board value in its unit: h:mm:ss for time, dollars for costs, ms for latency."""
-    if metric_slug == TRAINING_TIME.slug:
-        return display.duration(value)
-    if metric_slug == INFERENCE_LATENCY.slug:
-        return display.latency_ms(value)
-    return display.usd(value)
+    return display.board_value(value, metric_slug)
 
 
 @register.filter
@@ -75,6 +70,18 @@ def hours(seconds) -> str:
 def plain(value) -> str:
     """Any figure without float noise (157.5500004 as 157.55), with thousands separators; text unchanged."""
     return display.number(value)
+
+
+@register.filter
+def figure(value, kind: str) -> str:
+    """A figure of a row whose kind the row names: `{{ value|figure:row.kind }}` (see display.FIGURE_KINDS)."""
+    return display.figure(value, kind)
+
+
+@register.filter
+def threshold(value, scale: str = "percent") -> str:
+    """A task's threshold as the task states it: `{{ version.threshold|threshold:version.scale }}` is "94 %"."""
+    return display.threshold(value, scale)
 
 
 @register.filter

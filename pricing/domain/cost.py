@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from decimal import Decimal
 
+from dawnboard import display
 from dawnboard.scoring import (
     ITEMS_PER_INFERENCE_COST,
     MS_PER_SECOND,
@@ -109,7 +110,8 @@ def training_policy_cost(
     usd = usd_amount(training_cost_usd(hours=hours_of(seconds), usd_per_hour=usd_per_hour, machines=count))
     machines = f" x {count} instances" if count > 1 else ""
     price = usd_per_hour_text(usd_per_hour)
-    return PolicyCost(policy, usd, f"{hours_of(seconds):.6g} h x {price} USD/h ({source}){machines} = {usd:.6g} USD")
+    hours = display.number(float(hours_of(seconds)))
+    return PolicyCost(policy, usd, f"{hours} h x {price} USD/h ({source}){machines} = {display.number(float(usd))} USD")
 
 
 def inference_policy_cost(
@@ -122,8 +124,9 @@ def inference_policy_cost(
     return PolicyCost(
         policy,
         usd,
-        f"{latency_ms} ms x {ITEMS_PER_INFERENCE_COST:,} items x {usd_per_hour_text(usd_per_hour)} USD/h"
-        f" ({source}){machines} / {MS_PER_SECOND * SECONDS_PER_HOUR:,} ms/h = {usd:.6g} USD per 10,000 items",
+        f"{display.number(float(latency_ms))} ms x {ITEMS_PER_INFERENCE_COST:,} items x "
+        f"{usd_per_hour_text(usd_per_hour)} USD/h ({source}){machines} / {MS_PER_SECOND * SECONDS_PER_HOUR:,} ms/h"
+        f" = {display.number(float(usd))} USD per 10,000 items",
     )
 
 

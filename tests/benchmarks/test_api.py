@@ -40,7 +40,8 @@ def test_staff_start_a_run_and_anyone_reads_its_state(
     assert run["outcome"]["reached"] is False  # one epoch is short of 98 %
     assert "submission" not in run["outcome"]
     assert run["outcome"]["files"]["record"] == "run.json" and "paths" not in run["outcome"]  # no server paths
-    assert run["command"] == "python manage.py run_reference digits --recipe cnn --seed 3 --device cpu --max-epochs 1"
+    expected = ".venv/bin/python manage.py run_reference digits --recipe cnn --seed 3 --device cpu --max-epochs 1"
+    assert run["command"] == expected
 
 
 def test_a_submitter_who_is_not_staff_cannot_start_one(api_client):
@@ -74,7 +75,7 @@ def test_an_unexpected_failure_ends_the_run_as_failed(settings, tmp_path, monkey
     def disk_full(*args, **kwargs):
         raise OSError("No space left on device")
 
-    monkeypatch.setattr("benchmarks.services.reference_run", disk_full)
+    monkeypatch.setattr("benchmarks.runner.job.reference_run", disk_full)  # services imports it per run
 
     assert reference_run_task.apply(args=[run.id]).get() == "failed"
     run.refresh_from_db()

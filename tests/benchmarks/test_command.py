@@ -9,6 +9,7 @@ from io import StringIO
 import pytest
 from django.core.management import CommandError, call_command
 
+from benchmarks.management.commands.run_reference import Command
 from leaderboard.models import Entry, Submission
 
 
@@ -31,7 +32,7 @@ def test_digits_submit_enters_a_reference_entry_with_its_curve_and_run_record(tm
     assert entry.curve.count() == len(run["record"]["curve"])
     assert entry.time_to_accuracy_seconds == pytest.approx(run["results"]["time_to_accuracy_seconds"])
     page = client.get(f"/entries/{entry.id}/").content.decode()
-    assert "A reference run: <code>python manage.py run_reference digits --recipe cnn --seed 0" in page
+    assert "A reference run: <code>.venv/bin/python manage.py run_reference digits --recipe cnn --seed 0" in page
     board = client.get("/api/v1/leaderboards/digits/training-time/").json()
     assert [row["entry_id"] for row in board["results"]] == [entry.id]
 
@@ -83,3 +84,48 @@ def test_a_bad_echo_factor_is_refused_with_its_reason(tmp_path):
 def test_an_unknown_recipe_is_refused():
     with pytest.raises(CommandError, match="no recipe 'resnet1000'"):
         run_reference("cifar10", "--recipe", "resnet1000")
+
+
+def test_help_lists_the_recipes_of_each_task():
+    help_text = " ".join(Command().create_parser("manage.py", "run_reference").format_help().split())
+
+    assert "cnn (digits), resnet9, resnet164 (cifar10), resnet50 (imagenet), bidaf (squad)" in help_text
+
+
+def test_the_summary_writes_figures_as_the_site_does():
+    run = {
+        "seed": 4,
+        "reached": True,
+        "epochs_to_accuracy": 12,
+        "results": {"time_to_accuracy_seconds": 7.3125},
+        "paths": {"entry": "seed4/digits.json", "record": "seed4/run.json"},
+    }
+    spread = {"median": 75.5, "coefficient_of_variation": 0.03456}
+    summary = {
+        "runs": 2,
+        "reached": 2,
+        "time_to_accuracy_seconds": spread,
+        "epochs_to_accuracy": {**spread, "median": 12.0},
+    }
+    out = StringIO()
+
+    Command(stdout=out)._summarise({"runs": [run, {**run, "seed": 5}], "summary": summary})
+
+    assert "seed 4: reached the threshold after 12 epochs, 0:00:07.3 of training" in out.getvalue()
+    assert "median 0:01:16, coefficient of variation 3.5\u00a0%; epochs: median 12, " in out.getvalue()
+
+
+def test_a_run_that_reached_the_threshold_but_whose_files_are_refused_says_why():
+    run = {
+        "seed": 2,
+        "reached": True,
+        "epochs_to_accuracy": 5,
+        "results": None,
+        "errors": [{"code": "hours_decreasing", "message": "Line 3: hours go backwards."}],
+        "paths": {"entry": "seed2/digits.json", "record": "seed2/run.json"},
+    }
+    out = StringIO()
+
+    Command(stdout=out)._summarise({"runs": [run], "summary": {"runs": 1}})
+
+    assert "seed 2: reached the threshold, but the board refuses its files; hours_decreasing: Line 3" in out.getvalue()

@@ -26,7 +26,7 @@ SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "screensh
 TIMEOUT_MS = 10_000
 HOSTILE_AUTHOR = "<script>alert(1)</script>"
 # Fixtures that write to the database; `browser` sets them up before it starts (see its docstring).
-DATA_FIXTURES = ("board", "hostile_entry_id", "wide_board")
+DATA_FIXTURES = ("board", "hostile_entry_id", "wide_board", "crossing_entries")
 # Once chromium has failed to launch, the other tests skip at once with the same reason.
 _launch_failure: list[str] = []
 
@@ -178,6 +178,14 @@ def wide_board(board, tmp_path):
     from tests.browser.wide import add_wide_entries
 
     return add_wide_entries(board, tmp_path)
+
+
+@pytest.fixture
+def crossing_entries(transactional_db, tmp_path) -> dict[str, int]:
+    """Training entries crossing the threshold early, in the middle and at their last point (tests/browser/wide.py)."""
+    from tests.browser.wide import add_crossing_entries
+
+    return add_crossing_entries(tmp_path)
 
 
 @pytest.fixture

@@ -1,6 +1,7 @@
-"""The layout holds at a phone's width and at three desktop widths: no page scrolls sideways, no boards overlap.
+"""The layout holds at two phones' widths and at three desktop widths: no page scrolls sideways, no boards overlap,
+no word breaks inside itself, and a board that scrolls sideways says so.
 
-Every kind of page is opened at 390, 1280, 1440 and 1920 px in headless chromium, with the real DAWNBench
+Every kind of page is opened at 320, 390, 1280, 1440 and 1920 px in headless chromium, with the real DAWNBench
 CIFAR10 sample plus entries whose hardware, model and links are as long as real ones get. A full-page screenshot
 of each lands in test-artifacts/screenshots/<page>-<width>.png.
 """
@@ -10,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from tests.browser.conftest import CHROMIUM
-from tests.browser.wide import open_page, pages
+from tests.browser.wide import open_page, pages, site_pages
 
 if not CHROMIUM.exists():
     pytest.skip(
@@ -20,7 +21,67 @@ if not CHROMIUM.exists():
 
 pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
 
-WIDTHS = (390, 1280, 1440, 1920)
+WIDTHS = (320, 390, 1280, 1440, 1920)
+PHONE = 390
+NARROW_AND_DESKTOP = (320, 390, 1280)
+LONGEST_WORD = 25  # letters and digits; a longer run is a machine token (a sha256, a commit), free to wrap
+
+# Every run of letters and digits (a word) in the page's text whose characters lie on more than one line, unless
+# the unspaced token it belongs to ("8*V100-16GB/448GB", a URL) is wider than the block it sits in: such a token has
+# to wrap somewhere, and only then may a word inside it break. Every <details> is opened first, as a reader would; text
+# inside scripts, styles and plotly's SVG is skipped.
+BROKEN_WORDS_JS = r"""(longest) => {
+    document.querySelectorAll('details').forEach((details) => { details.open = true; });
+    const walker = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT, {
+        acceptNode: (node) => node.parentElement.closest('script, style, svg, template, noscript')
+            ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_ACCEPT,
+    });
+    const range = document.createRange();
+    const lines = (start, end) => {
+        range.setStart(walker.currentNode, start);
+        range.setEnd(walker.currentNode, end);
+        return [...range.getClientRects()].filter((rect) => rect.width > 0);
+    };
+    // The width a token could have: its block's, or for text in a table the block the table sits in (the page's
+    // column or a scroll box), since a table cell narrower than a word is the very fault sought.
+    const lineWidth = (element) => {
+        while (/^(inline|table)/.test(getComputedStyle(element).display) && element.parentElement) {
+            element = element.parentElement;
+        }
+        const style = getComputedStyle(element);
+        return element.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+    };
+    const broken = [];
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        for (const token of node.data.matchAll(/\S+/gu)) {
+            for (const word of token[0].matchAll(/[\p{L}\p{N}]{2,}/gu)) {
+                if (word[0].length > longest) { continue; }
+                const start = token.index + word.index;
+                const tops = new Set(lines(start, start + word[0].length).map((rect) => Math.round(rect.top)));
+                if (tops.size < 2) { continue; }
+                const tokenWidth = lines(token.index, token.index + token[0].length)
+                    .reduce((sum, rect) => sum + rect.width, 0);
+                const width = lineWidth(node.parentElement);
+                if (tokenWidth > width + 1) { continue; }
+                broken.push(`${word[0]} (in "${token[0]}", ${Math.round(tokenWidth)} px in a block of ${width} px)`);
+            }
+        }
+    }
+    return broken;
+}"""
+
+# Each box in the page's content that can scroll sideways (a `.table-scroll`, or on a phone a table outside one):
+# whether it does, and whether its hint ("Scroll sideways for more columns") shows.
+SCROLL_BOXES_JS = """() => [...document.querySelectorAll('main *')]
+    .filter((box) => !box.closest('svg') && ['auto', 'scroll'].includes(getComputedStyle(box).overflowX))
+    .map((box) => {
+        const hint = getComputedStyle(box, '::before');
+        return {
+            box: `${box.tagName.toLowerCase()}.${box.className}: ${box.textContent.trim().slice(0, 50)}`,
+            scrolls: box.scrollWidth > box.clientWidth,
+            hint: hint.display !== 'none' && hint.visibility === 'visible' && hint.content.includes('Scroll sideways'),
+        };
+    })"""
 
 
 def overflow(page) -> dict:
@@ -79,7 +140,7 @@ def test_each_board_table_stays_inside_its_box(wide_board, sized, width):
 
 
 def test_dates_and_values_with_units_stay_on_one_line(wide_board, sized):
-    page = sized(WIDTHS[0])
+    page = sized(PHONE)
     open_page(page, "/tasks/cifar10/?metric=inference-latency")
 
     lines = page.evaluate(
@@ -92,3 +153,36 @@ def test_dates_and_values_with_units_stay_on_one_line(wide_board, sized):
     )
 
     assert lines and all(count == 1 for _, count in lines), lines
+
+
+@pytest.mark.parametrize("width", NARROW_AND_DESKTOP)
+def test_no_word_breaks_inside_itself(wide_board, sized, width):
+    """Headers, labels, prose and names stay whole ("Rank", never "R/a/n/k"); only a machine token wider than its
+    line (a sha256, a URL, an unspaced hardware string) may wrap inside."""
+    page = sized(width)
+    broken = {}
+    for name, path in site_pages(wide_board).items():
+        open_page(page, path)
+        words = page.evaluate(BROKEN_WORDS_JS, LONGEST_WORD)
+        if words:
+            broken[name] = words[:12]
+
+    assert broken == {}, broken
+
+
+@pytest.mark.parametrize("width", NARROW_AND_DESKTOP)
+def test_a_board_that_scrolls_sideways_says_so_and_one_that_fits_does_not(wide_board, sized, width):
+    """Without JavaScript, as with it: the hint is the box's own CSS."""
+    page = sized(width, java_script_enabled=False)
+    boxes = {}
+    for name, path in site_pages(wide_board).items():
+        page.goto(path)
+        boxes[name] = page.evaluate(SCROLL_BOXES_JS)
+
+    wrong = {name: [box for box in found if box["hint"] != box["scrolls"]] for name, found in boxes.items()}
+    assert {name: found for name, found in wrong.items() if found} == {}
+    every_box = [box for found in boxes.values() for box in found]
+    if width < 1000:
+        assert any(box["scrolls"] for box in every_box)  # the boards of a phone scroll: the test saw a hint
+    else:
+        assert any(not box["scrolls"] for box in every_box)

@@ -23,7 +23,9 @@ if not CHROMIUM.exists():
 # task definitions come from a data migration, so the flush after each test must put them back.
 pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
 
-EXPORT_HEADER = ["rank", "value", "unit", "model", "team", "hardware", "framework", "date", "entry_id", "code_url"]
+EXPORT_HEADER = [
+    "rank", "value", "unit", "model", "team", "hardware", "framework", "date", "entry_id", "code_url", "submitter",
+]  # fmt: skip
 ROWS = "table.board tbody tr[data-entry-id]"
 VALUE_CELLS = f"{ROWS} td:nth-child(2)"
 HARDWARE_CELLS = f"{ROWS} td:nth-child(5)"

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import pickle
+import re
 import warnings
 from io import StringIO
 from pathlib import Path
@@ -264,7 +265,28 @@ def test_a_catalog_instance_prices_the_measurement_and_names_itself_beside_the_m
 
     document = json.loads(command("measure_inference", "digits", *arguments, "--out", str(tmp_path / "o"), "--json"))
 
-    assert document["price"]["instance"] == "aws c5.large" and document["price"]["source"].startswith("catalog: aws/")
+    assert document["price"]["instance"] == "aws/c5.large" and document["price"]["source"].startswith("catalog: aws/")
     entry = json.loads(Path(document["entry_path"]).read_text())
-    assert entry["hardware"].startswith("aws c5.large (") and "CPU cores" in entry["hardware"]
+    assert re.fullmatch(r"\d+ CPU cores \(.+\), priced as aws/c5\.large", entry["hardware"]), entry["hardware"]
     assert entry["cost"] == pytest.approx(document["cost_usd_per_10k"] / 10_000)
+
+
+@pytest.mark.django_db
+def test_the_summary_writes_every_figure_as_the_pages_do(checkpoints, tmp_path):
+    model = export(checkpoints["trained"], tmp_path / "digits.onnx")
+    arguments = ["--model", str(model), "--instance", "c5.large", "--provider", "aws", "--limit", "60"]
+
+    text = command("measure_inference", "digits", *arguments, "--out", str(tmp_path / "o"))
+
+    latency = text.splitlines()[2]
+    assert re.fullmatch(r"( +[\d.,]+\u00a0ms){5}", latency), latency  # mean, p50, p90, p99, max to 3 figures
+    assert re.search(r"accuracy \d+\.\d\d\u00a0% (meets|is BELOW) the threshold 98\u00a0%", text)
+    assert re.search(r"cost \$[\d.]+ per 10,000 items at 0\.085 USD/h \(catalog: aws/c5\.large", text)
+    assert "e-0" not in text and "98.0000" not in text
+
+
+def test_the_export_summary_writes_its_difference_without_an_exponent(checkpoints, tmp_path):
+    text = command("export_onnx", "digits", str(checkpoints["trained"]), str(tmp_path / "digits.onnx"))
+
+    assert re.search(r"max \|difference\| [\d.]+ \(tolerance 0\.0001 \+ 0\.001 x \|torch\|\)", text), text
+    assert "e-0" not in text

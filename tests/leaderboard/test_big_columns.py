@@ -16,6 +16,7 @@ from rest_framework.test import APIRequestFactory
 from dawnboard.metrics import LEADERBOARD_METRICS
 from leaderboard.api.serializers import EntrySerializer
 from leaderboard.models import Entry
+from leaderboard.selectors.entries import SUBMITTED_BY
 from pricing.domain.cost import COST_POLICIES
 from tests.factories import entry_bytes, inference_document
 from tests.leaderboard.api.helpers import json_bytes, submit
@@ -85,7 +86,7 @@ def test_an_entry_reads_its_own_documents_and_no_file_content(client, entry_ids,
 
 def test_the_entries_list_answers_as_it_did_with_every_column(client, entry_ids):
     request = Request(APIRequestFactory().get("/api/v1/entries/"))
-    everything = Entry.objects.select_related("task", "task_version").order_by("-date", "-id")
+    everything = Entry.objects.select_related("task", "task_version").annotate(**SUBMITTED_BY).order_by("-date", "-id")
     expected = json.loads(
         JSONRenderer().render(EntrySerializer(everything, many=True, context={"request": request}).data)
     )

@@ -1,5 +1,5 @@
 """The figures, checked on the dicts plotly.js draws: the data plotted, the threshold, the Pareto front, and what
-a reader sees: hover text and ticks written by `leaderboard.display`, log ticks a reader can place, a date axis
+a reader sees: hover text and ticks written by `dawnboard.display`, log ticks a reader can place, a date axis
 that makes sense for one point, stars the colour of their curve; and the JSON text a page embeds them as."""
 
 import datetime
@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from dawnboard import display
 from dawnboard.metrics import INFERENCE_LATENCY, TRAINING_COST, TRAINING_TIME
-from leaderboard import display
 from leaderboard.analysis import pareto_front, record_progression
 from leaderboard.charts import (
     LATENCY_AGAINST_COST,
@@ -31,6 +31,7 @@ from leaderboard.charts import (
     tradeoff_figure,
     with_drawn_points,
 )
+from leaderboard.charts.layout import money_tick
 
 
 def traces(figure: dict) -> dict[str, dict]:
@@ -111,14 +112,23 @@ def test_plotly_text_escapes_markup_in_user_text():
     assert plotly_text("<script>alert(1)</script>") == "&lt;script&gt;alert(1)&lt;/script&gt;"
 
 
-def test_latency_histogram_figure_draws_each_bin_as_wide_as_it_is_and_the_percentiles():
+def test_latency_histogram_figure_steps_across_each_bin_as_wide_as_it_is_and_draws_the_percentiles():
     figure = latency_histogram_figure([0.0, 0.1, 0.3], [5, 2], percentiles_ms={"p50": 0.05, "p90": 0.2, "p99": None})
 
-    bars = figure["data"][0]
-    assert list(bars["x"]) == pytest.approx([0.05, 0.2])
-    assert list(bars["width"]) == pytest.approx([0.1, 0.2])
-    assert list(bars["y"]) == [5, 2]
+    outline = figure["data"][0]
+    assert outline["line"]["shape"] == "vh"  # up at each bin's left edge to its count, across to its right edge
+    assert list(outline["x"]) == pytest.approx([0.0, 0.1, 0.3])
+    assert list(outline["y"]) == [0, 5, 2]
+    assert figure["layout"]["xaxis"]["range"] == pytest.approx([0.0, 0.3])
     assert [shape["x0"] for shape in figure["layout"]["shapes"]] == [0.05, 0.2]
+
+
+def test_percentile_labels_stand_one_under_another_on_the_side_with_room():
+    figure = latency_histogram_figure([0.0, 0.1, 0.3], [5, 2], percentiles_ms={"p50": 0.05, "p90": 0.2, "p99": 0.29})
+
+    labels = figure["layout"]["annotations"]
+    assert len({label["y"] for label in labels}) == 3
+    assert [label["xanchor"] for label in labels] == ["left", "right", "right"]
 
 
 def test_curve_hover_text_and_ticks_follow_the_display_rules():
@@ -244,7 +254,9 @@ def test_record_latency_chart_writes_milliseconds():
 def test_histogram_hover_and_percentile_labels_use_milliseconds_to_three_figures():
     figure = latency_histogram_figure([0.05, 0.07393, 0.1], [3, 1200], percentiles_ms={"p50": 0.0739321})
 
-    assert figure["data"][0]["hovertext"][1] == "0.0739\u00a0ms to 0.100\u00a0ms: 1,200 items"
+    outline = figure["data"][0]
+    assert outline["x"][2] == 0.1  # the point at a bin's right edge holds the bin
+    assert outline["hovertext"][2] == "0.0739\u00a0ms to 0.100\u00a0ms: 1,200 items"
     assert figure["layout"]["annotations"][0]["text"] == "p50 0.0739\u00a0ms"
 
 
@@ -336,3 +348,110 @@ def test_the_thinning_note_says_how_many_entries_are_drawn_of_how_many():
         "one, and every Pareto point is drawn."
     )
     assert thinning_note(drawn=12, entries=12) == "Every entry is drawn."
+
+
+def numeric_axes(figure: dict) -> dict[str, dict]:
+    """The figure's axes that show numbers (a date axis shows dates, in plotly's own words)."""
+    layout = figure["layout"]
+    return {name: layout[name] for name in ("xaxis", "yaxis") if layout[name].get("type") != "date"}
+
+
+def every_figure() -> dict[str, dict]:
+    curve = Curve(
+        name="run", hours=[0.01, 0.02, 0.03], metric=[80.0, 92.5, 94.2], crossing_hours=0.03, crossing_metric=94.2
+    )
+    entries = pd.DataFrame(
+        {
+            "time_to_accuracy_seconds": [9000.0, 2700.0],
+            "training_cost_usd": [14.42, 31.0],
+            "latency_ms": [0.07393, 0.2],
+            "inference_cost_usd_per_10k": [0.004376, 0.01],
+            "label": ["a", "b"],
+            "date": [datetime.date(2018, 1, 1), datetime.date(2019, 1, 1)],
+            "value": [14.42, 9.0],
+        }
+    )
+    return {
+        "curve": curve_figure([curve], threshold=94.0, metric_label="top-1 (%)"),
+        "histogram": latency_histogram_figure([0.0, 0.05, 0.1, 0.4], [10, 3200, 1], percentiles_ms={"p50": 0.06}),
+        "time-cost": tradeoff(entries),
+        "latency-cost": tradeoff(entries, LATENCY_AGAINST_COST),
+        "record": record_figure(record_progression(entries, value="value", date="date"), metric=TRAINING_COST),
+    }
+
+
+@pytest.mark.parametrize("name", ["curve", "histogram", "time-cost", "latency-cost", "record"])
+def test_every_axis_that_shows_numbers_carries_its_own_tick_text(name):
+    """Plotly left to itself writes "0.05", "2k" or "92": every numeric axis has ticks written by `display`."""
+    axes = numeric_axes(every_figure()[name])
+
+    assert axes
+    for axis in axes.values():
+        assert axis["tickmode"] == "array"
+        assert len(axis["ticktext"]) == len(axis["tickvals"]) >= 2
+
+
+def test_curve_quality_ticks_are_written_in_the_tasks_scale():
+    percent = curve_figure([Curve(name="run", hours=[0.1, 0.2], metric=[80.0, 95.0])], threshold=94.0, metric_label="m")
+    fraction = curve_figure([Curve(name="run", hours=[0.1], metric=[0.5])], threshold=0.75, metric_label="F1")
+
+    percent_axis, fraction_axis = percent["layout"]["yaxis"], fraction["layout"]["yaxis"]
+    assert percent_axis["ticktext"] == [display.threshold(tick, "percent") for tick in percent_axis["tickvals"]]
+    assert "90\u00a0%" in percent_axis["ticktext"]
+    assert fraction_axis["ticktext"] == [display.threshold(tick, "fraction") for tick in fraction_axis["tickvals"]]
+
+
+def test_histogram_ticks_write_milliseconds_and_counts_as_the_tables_do():
+    figure = latency_histogram_figure([0.0, 0.05, 0.1, 0.4], [10, 3200, 1], percentiles_ms={"p50": 0.06})
+
+    x_axis, y_axis = figure["layout"]["xaxis"], figure["layout"]["yaxis"]
+    assert x_axis["ticktext"] == [display.significant(tick, 3, trim=True) for tick in x_axis["tickvals"]]
+    assert y_axis["ticktext"] == [display.count(tick) for tick in y_axis["tickvals"]]
+    assert "2,000" in y_axis["ticktext"]
+
+
+def test_money_ticks_are_written_as_display_writes_money():
+    ticks = log_ticks([2e-7, 8e-7], money_tick)
+
+    assert ticks["ticktext"] == [display.usd(tick, figures=1) for tick in ticks["tickvals"]]
+    assert "$5\u00a0\u00d7\u00a010\u207b\u2077" in ticks["ticktext"]
+
+
+def test_the_histogram_is_drawn_by_the_one_trace_the_site_bundles():
+    """static/vendor/plotly holds plotly's scatter trace alone: a bar trace would not be drawn."""
+    figures = every_figure()
+
+    assert {trace["type"] for figure in figures.values() for trace in figure["data"]} == {"scatter"}
+
+
+def threshold_label(curve: Curve) -> dict:
+    return curve_figure([curve], threshold=94.0, metric_label="m")["layout"]["annotations"][0]
+
+
+def test_the_threshold_label_sits_under_the_line_away_from_a_late_crossing():
+    late = Curve(
+        name="r", hours=[0.1, 0.2, 0.3, 0.4], metric=[70.0, 80.0, 90.0, 94.1], crossing_hours=0.4, crossing_metric=94.1
+    )
+
+    label = threshold_label(late)
+
+    assert (label["x"], label["xanchor"], label["yanchor"]) == (0, "left", "top")
+    assert label["yshift"] < -7  # below the line by more than half a star
+
+
+def test_the_threshold_label_sits_at_the_far_end_from_an_early_crossing():
+    early = Curve(
+        name="r", hours=[0.1, 0.2, 0.3, 0.4], metric=[80.0, 94.5, 95.0, 95.2], crossing_hours=0.2, crossing_metric=94.5
+    )
+
+    label = threshold_label(early)
+
+    assert (label["x"], label["xanchor"], label["yanchor"]) == (1, "right", "top")
+
+
+def test_the_quality_axis_leaves_room_under_the_threshold_for_its_label():
+    curve = Curve(name="r", hours=[0.1, 0.2], metric=[94.2, 95.0], crossing_hours=0.1, crossing_metric=94.2)
+
+    low, high = curve_figure([curve], threshold=94.0, metric_label="m")["layout"]["yaxis"]["range"]
+
+    assert (94.0 - low) / (high - low) > 0.15

@@ -6,6 +6,7 @@ A `CommandError` is what `manage.py` turns into exit status 1, so a test that it
 from __future__ import annotations
 
 import json
+import re
 from io import StringIO
 
 import pytest
@@ -112,6 +113,28 @@ def test_submit_rejected_prints_each_error_and_names_the_codes_in_the_failure(db
     assert "  error threshold_not_reached" in text
 
 
+def test_a_threshold_is_written_as_the_task_states_it_not_as_the_database_stores_it(db, write):
+    """The database keeps thresholds to 4 places (98.0000); a message says 98 %."""
+    out = StringIO()
+    with pytest.raises(CommandError):
+        call_command(
+            "submit", "--task", "digits", "--track", "train",
+            write("e.json", entry_bytes()), write("l.tsv", training_log([(0, 0.1, 97.3333333)])),
+            stdout=out,
+        )  # fmt: skip
+    inference = StringIO()
+    with pytest.raises(CommandError):
+        call_command(
+            "submit", "--task", "digits", "--track", "inference",
+            write("i.json", json.dumps(inference_document(top1Accuracy=97.5)).encode()),
+            stdout=inference,
+        )  # fmt: skip
+
+    assert "threshold, top1Accuracy of 98\u00a0% (best: 97.3333)" in out.getvalue()
+    assert "threshold of 98\u00a0%." in inference.getvalue()
+    assert "98.0000" not in out.getvalue() + inference.getvalue()
+
+
 def test_submit_names_the_field_of_an_error(db, write):
     out = StringIO()
     with pytest.raises(CommandError, match="missing_log"):
@@ -193,8 +216,25 @@ def test_the_cost_board_says_how_many_entries_it_leaves_out_and_how_to_see_them(
 
     assert "1 entry of the training-time board left out: they state no costPerHour" in as_submitted
     assert "2 entries of the training-time board left out: no catalog-today price" in catalog_today
-    assert "python manage.py leaderboard cifar10 training-time" in catalog_today
+    assert ".venv/bin/python manage.py leaderboard cifar10 training-time" in catalog_today
     assert len([line for line in as_submitted.splitlines() if line.startswith("   1  ")]) == 1  # --limit still holds
+
+
+def test_the_board_text_writes_each_value_in_its_unit_as_the_pages_do(write):
+    submit(write, "catalog", hardware="1 V100 (AWS p3.2xlarge)", costPerHour=3.06)
+    inference = json.dumps(inference_document(latency=0.0574, cost=1.59565724116162e-09)).encode()
+    call_command("submit", "--task", "cifar10", "--track", "inference", write("i.json", inference), stdout=StringIO())
+
+    time_line = run("leaderboard", "cifar10", "training-time").splitlines()[1]
+    cost_line = run("leaderboard", "cifar10", "training-cost").splitlines()[1]
+    latency_line = run("leaderboard", "cifar10", "inference-latency").splitlines()[1]
+    inference_cost_line = run("leaderboard", "cifar10", "inference-cost").splitlines()[1]
+
+    assert re.match(r" +1 +0:01:48  catalog / ", time_line)  # 0.03 h
+    assert re.match(r" +1 +\$0\.09180  catalog / ", cost_line)  # 0.03 h x 3.06
+    assert re.match(r" +1 +0\.0574\u00a0ms  ResNet 9 / ", latency_line)
+    assert re.match(r" +1 +\$0\.00001596  ResNet 9 / ", inference_cost_line)
+    assert "e-0" not in time_line + cost_line + latency_line + inference_cost_line
 
 
 def test_a_board_with_every_entry_priced_says_nothing_is_left_out(write):

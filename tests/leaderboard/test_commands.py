@@ -165,7 +165,7 @@ def test_leaderboard_json_has_the_documented_shape(sample_dir):
     assert (board["task"], board["metric"], board["unit"]) == ("cifar10", "training-time", "seconds")
     assert len(board["results"]) == 3
     assert set(board["results"][0]) == {
-        "rank", "entry_id", "source_name", "value", "model", "team", "hardware", "framework", "date",
+        "rank", "entry_id", "source_name", "value", "model", "team", "submitter", "hardware", "framework", "date",
     }  # fmt: skip
 
 

@@ -14,11 +14,12 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
 
+from dawnboard import display
 from dawnboard.errors import ERROR_DESCRIPTIONS, WARNING_DESCRIPTIONS, ErrorCode, WarningCode
 from dawnboard.metrics import LEADERBOARD_METRICS
 from leaderboard import views
 from leaderboard.models import Entry
-from tests.factories import submit_training_entry
+from tests.factories import entry_bytes, submit_training_entry, training_log
 
 pytestmark = pytest.mark.django_db
 
@@ -57,6 +58,41 @@ def test_home_shows_each_boards_top_five_as_the_api_ranks_them(client, sample):
     assert set(cifar10) == set(LEADERBOARD_METRICS)
     for metric, rows in cifar10.items():
         assert rows == api_board(client, metric)[:5]
+
+
+def home_sections(html: str) -> list[tuple[str, str]]:
+    """(task slug, the section's html) of each task on the front page, in page order."""
+    return re.findall(r'<section id="([a-z0-9-]+)" aria-labelledby=[^>]*>(.*?)</section>', html, re.DOTALL)
+
+
+def test_home_puts_the_tasks_with_entries_first_and_says_how_to_fill_the_others(client, submit_file):
+    submit_file()  # a cifar10 entry; digits, imagenet and squad have none
+
+    sections = home_sections(client.get("/").content.decode())
+
+    assert [slug for slug, _ in sections] == ["cifar10", "digits", "imagenet", "squad"]
+    cifar10, digits, imagenet, squad = (html for _, html in sections)
+    assert cifar10.count('<table class="board"') == 4 and "fill-board" not in cifar10
+    for empty in (digits, imagenet, squad):
+        assert '<table class="board"' not in empty and "No entries." not in empty
+        assert empty.count('class="fill-board"') == 1
+    assert "<code>.venv/bin/python manage.py run_reference digits --recipe cnn --submit</code>" in digits
+    assert "import_dawnbench" not in digits  # the DAWNBench archive has no digits entries
+    assert "<code>.venv/bin/python manage.py import_dawnbench DIR</code>" in imagenet
+    assert "github.com/stanford-futuredata/dawn-bench-entries" in imagenet
+    assert "run_reference squad --recipe bidaf --data-dir DIR --submit" in squad
+
+
+def test_home_after_make_run_opens_on_the_digits_boards(client, db, tmp_path):
+    """`make run` fills the digits board alone: it comes first, CIFAR10 (first by name) after it."""
+    entry_path, log_path = tmp_path / "e.json", tmp_path / "l.tsv"
+    entry_path.write_bytes(entry_bytes())
+    log_path.write_bytes(training_log([(0, 0.001, 99.0)]))
+    call_command("submit", "--task", "digits", "--track", "train", str(entry_path), str(log_path), stdout=StringIO())
+
+    slugs = [slug for slug, _ in home_sections(client.get("/").content.decode())]
+
+    assert slugs == ["digits", "cifar10", "imagenet", "squad"]
 
 
 @pytest.mark.parametrize("metric", list(LEADERBOARD_METRICS))
@@ -146,6 +182,7 @@ def test_csv_export_is_exactly_the_filtered_view(client, sample):
         "date",
         "entry_id",
         "code_url",
+        "submitter",
     ]
     assert [(int(line[8]), int(line[0]), float(line[1])) for line in lines[1:]] == rows
 
@@ -178,7 +215,8 @@ def test_entry_page_shows_what_was_claimed_and_what_was_recomputed(client, sampl
     assert seconds == detail["results"]["time_to_accuracy_seconds"]
     assert "0:05:41" in html  # 340.63 s as h:mm:ss
     assert "line 32, epoch 30" in html
-    assert "3.06 USD/h" in html and f"{entry.training_cost_usd.normalize()} USD" in html
+    assert "3.06 USD/h" in html and f"= <strong>{display.usd(entry.training_cost_usd)}</strong>" in html
+    assert str(entry.training_cost_usd.normalize()) not in html  # every digit of a computed figure: no reader's number
     assert html.count('class="curve"') == 1 and html.count('<tr><td class="num">') == 40
 
 
@@ -216,8 +254,10 @@ def test_entry_page_of_an_inference_entry_shows_its_cost_arithmetic(client, samp
 
     html = client.get(f"/entries/{entry.id}/").content.decode()
 
-    assert "2.4460776946225e-06 USD per item" in html
-    assert f"{entry.inference_cost_usd_per_10k.normalize()} USD per 10,000 items" in html
+    assert "$2.446\u00a0\u00d7\u00a010\u207b\u2076 per item" in html  # 2.4460776946225e-06, as a person reads it
+    assert f"{display.usd(entry.inference_cost_usd_per_10k)} per 10,000 items" in html
+    assert "$0.02446 per 10,000 items" in html
+    assert "e-06" not in html and str(entry.inference_cost_usd_per_10k.normalize()) not in html
 
 
 def test_an_unknown_entry_is_a_404_page(client, db):

@@ -40,13 +40,13 @@ def submit_reference(record: dict) -> int:
 
 def test_a_reference_run_is_linked_to_the_seed_entry_it_reproduces_and_shown_beside_it(client):
     seed_id = import_seed()
-    command = "python manage.py run_reference cifar10 --recipe resnet9 --seed 7 --device cpu"
+    command = ".venv/bin/python manage.py run_reference cifar10 --recipe resnet9 --seed 7 --device cpu"
     reference_id = submit_reference({"reproduces": SEED_NAME, "command": command, "seed": 7})
 
     seed_page = client.get(f"/entries/{seed_id}/").content.decode()
     assert (
-        'Reproduce this: <code class="reproduce-command">python manage.py run_reference cifar10 --recipe resnet9'
-        in seed_page
+        'Reproduce this: <code class="reproduce-command">.venv/bin/python manage.py run_reference cifar10 '
+        "--recipe resnet9 --data-dir DIR</code> (DIR: the folder holding the task's public dataset;" in seed_page
     )
     section = seed_page[seed_page.index('id="reproductions"') :]
     original = section[section.index('class="original"') :].split("</tr>")[0]

@@ -99,6 +99,13 @@ def test_a_count_before_the_instance_name_is_the_number_of_instances():
     assert (resolution.instance, resolution.count) == ("ecs.gn6e-c12g1.24xlarge", 16)
 
 
+def test_a_measured_machine_priced_as_a_catalog_instance_is_that_instance_once():
+    """The hardware `measure_inference` writes: the machine measured, then the instance it was priced as."""
+    resolution = resolve_hardware("2 CPU cores (AMD EPYC 7B13), priced as aws/c5.large", bundled_instances())
+
+    assert (resolution.provider, resolution.instance, resolution.count) == ("aws", "c5.large", 1)
+
+
 def test_an_instance_in_brackets_is_found():
     resolution = resolve_hardware("Alibaba Cloud [ecs.gn6i-c8g1.2xlarge]", ALIBABA)
 

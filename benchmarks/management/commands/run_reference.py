@@ -1,30 +1,38 @@
-"""python manage.py run_reference TASK [--recipe NAME] [--data-dir DIR] [--device cpu|cuda] [--seed S] [--runs N]
-[--max-epochs E] [--echo-factor F --echo-stage example|batch] [--out DIR] [--submit] [--json]"""
+""".venv/bin/python manage.py run_reference TASK [--recipe NAME] [--data-dir DIR] [--device cpu|cuda] [--seed S]
+[--runs N] [--max-epochs E] [--echo-factor F --echo-stage example|batch] [--out DIR] [--submit] [--json]
+
+The training stack (torch) is imported once a run starts: `--help`, a refused recipe and `--only-if-missing` on a
+board that has its entry (what `make run` does each time) answer without it.
+"""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from benchmarks.runner.config import Device, EchoStage, RunConfig
-from benchmarks.runner.distributed import process_group_stop
-from benchmarks.runner.job import default_out_dir, reference_runs, runs_summary
-from benchmarks.runner.loop import Progress
 from benchmarks.services import reference_run_submit
-from benchmarks.workloads.base import DatasetMissing
-from dawnboard.recipes import RECIPES, recipe_named
+from dawnboard import display
+from dawnboard.recipes import RECIPES, recipe_named, recipes_of
+from dawnboard.rules import Scale, current_rules
 from leaderboard.models import Entry
+
+if TYPE_CHECKING:
+    from benchmarks.runner.loop import Progress
+
+TASKS = tuple(dict.fromkeys(recipe.task_slug for recipe in RECIPES))  # in the catalog's order
 
 
 class Command(BaseCommand):
     help = "Train a reference recipe to its task's threshold, write a DAWNBench entry, and optionally submit it."
 
     def add_arguments(self, parser):
-        parser.add_argument("task", choices=sorted({recipe.task_slug for recipe in RECIPES}))
-        parser.add_argument("--recipe", help="The task's first recipe when left out.")
+        parser.add_argument("task", choices=sorted(TASKS))
+        parser.add_argument("--recipe", help=f"One of the task's recipes: {recipe_choices()}. Its first when left out.")
         parser.add_argument("--data-dir", type=Path, help="Where the task's dataset is (digits needs none).")
         parser.add_argument("--device", choices=[device.value for device in Device], default=Device.CPU.value)
         parser.add_argument("--seed", type=int, default=0)
@@ -57,7 +65,12 @@ class Command(BaseCommand):
             return
         if options["runs"] < 1:
             raise CommandError("--runs must be at least 1.")
-        bars = None if options["json"] else ProgressBars()
+        from benchmarks.runner.distributed import process_group_stop  # torch, from here on: a run starts
+        from benchmarks.runner.job import default_out_dir, reference_runs, runs_summary
+        from benchmarks.workloads.base import DatasetMissing
+
+        scale = current_rules(recipe.task_slug).scale
+        bars = None if options["json"] else ProgressBars(scale)
         try:
             config = RunConfig(
                 task=recipe.task_slug,
@@ -93,11 +106,16 @@ class Command(BaseCommand):
             self._summarise(document)
 
     def _summarise(self, document: dict) -> None:
+        """The runs for people, every figure written by `dawnboard.display` (`--json` keeps them raw)."""
         for run in document["runs"]:
-            if run["reached"]:
+            if run["reached"] and run["results"] is None:  # trained to the threshold, yet its files are refused
+                codes = ", ".join(f"{error['code']}: {error['message']}" for error in run["errors"])
+                line = f"seed {run['seed']}: reached the threshold, but the board refuses its files; {codes}"
+            elif run["reached"]:
                 line = (
-                    f"seed {run['seed']}: reached the threshold after {run['epochs_to_accuracy']} epochs, "
-                    f"{run['results']['time_to_accuracy_seconds']:.2f} s of training (as the board reads the log)."
+                    f"seed {run['seed']}: reached the threshold after {display.epoch(run['epochs_to_accuracy'])} "
+                    f"epochs, {display.duration(run['results']['time_to_accuracy_seconds'])} of training "
+                    "(as the board reads the log)."
                 )
             else:
                 line = f"seed {run['seed']}: did not reach the threshold; not submittable."
@@ -112,21 +130,31 @@ class Command(BaseCommand):
             self.stdout.write(f"{summary['reached']} of {summary['runs']} runs reached the threshold.")
             if times["median"] is not None:
                 self.stdout.write(
-                    f"time to accuracy: median {times['median']:.2f} s, "
+                    f"time to accuracy: median {display.duration(times['median'])}, "
                     f"coefficient of variation {_percent(times['coefficient_of_variation'])}; "
-                    f"epochs: median {epochs['median']:g}, "
+                    f"epochs: median {display.epoch(epochs['median'])}, "
                     f"coefficient of variation {_percent(epochs['coefficient_of_variation'])}"
                 )
 
 
+def recipe_choices() -> str:
+    """What `--recipe` takes, task by task: "cnn (digits), resnet9, resnet164 (cifar10), ..."."""
+    return ", ".join(
+        f"{', '.join(recipe.name for recipe in recipes_of(task_slug))} ({task_slug})" for task_slug in TASKS
+    )
+
+
 def _percent(value: float | None) -> str:
-    return "n/a" if value is None else f"{100 * value:.1f} %"
+    """A coefficient of variation as a percentage, to two significant figures ("3.4 %")."""
+    return "n/a" if value is None else f"{display.significant(100 * value, 2)}{display.NBSP}%"
 
 
 class ProgressBars:
-    """Two tqdm bars on stderr: epochs, and the steps of the current epoch with the latest quality."""
+    """Two tqdm bars on stderr: epochs, and the steps of the current epoch with the latest quality (in the
+    task's scale, as `dawnboard.display` writes it)."""
 
-    def __init__(self):
+    def __init__(self, scale: Scale):
+        self.scale = scale
         self.epochs: tqdm | None = None
         self.steps: tqdm | None = None
         self.seed = 0
@@ -141,7 +169,7 @@ class ProgressBars:
             self.epochs = tqdm(total=progress.epochs, desc=f"seed {self.seed}", unit="epoch", position=0)
             self.steps = tqdm(total=progress.steps_per_epoch, desc="steps", unit="step", position=1, leave=False)
         if progress.evaluated:
-            self.epochs.set_postfix(quality=f"{progress.quality:g}", refresh=False)
+            self.epochs.set_postfix(quality=display.accuracy(progress.quality, self.scale), refresh=False)
             self.epochs.update(1)
             return
         if progress.step < self.steps.n:  # a new epoch

@@ -1,4 +1,4 @@
-"""python manage.py export_onnx TASK CHECKPOINT OUT.onnx [--opset N]"""
+""".venv/bin/python manage.py export_onnx TASK CHECKPOINT OUT.onnx [--opset N]"""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from dawnboard import display
 from dawnboard.recipes import RECIPES
 from inference.checkpoint import checkpoint_read
 from inference.errors import InferenceError
@@ -29,9 +30,10 @@ class Command(BaseCommand):
             raise CommandError(f"{error.code}: {error.message}") from None
         except ValueError as error:
             raise CommandError(str(error)) from None
+        difference = display.significant(report.max_abs_difference, 2)
+        tolerance = f"{display.number(report.absolute_tolerance)} + {display.number(report.relative_tolerance)}"
         self.stdout.write(
             f"Wrote {report.path} (opset {report.opset}, input {list(report.input_shape)} with a dynamic batch). "
-            f"onnx.checker passed; torch and onnxruntime agree on a batch: max |difference| "
-            f"{report.max_abs_difference:.2g} (tolerance {report.absolute_tolerance:g} + "
-            f"{report.relative_tolerance:g} x |torch|)."
+            f"onnx.checker passed; torch and onnxruntime agree on a batch: max |difference| {difference} "
+            f"(tolerance {tolerance} x |torch|)."
         )

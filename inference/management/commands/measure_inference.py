@@ -1,4 +1,4 @@
-"""python manage.py measure_inference TASK --model PATH [--backend onnxruntime|torch] [--data-dir DIR]
+""".venv/bin/python manage.py measure_inference TASK --model PATH [--backend onnxruntime|torch] [--data-dir DIR]
 [--threads N] [--warmup K] [--limit N] [--instance NAME --provider P | --cost-per-hour USD] [--out DIR]
 [--submit] [--json]"""
 
@@ -12,7 +12,9 @@ from pathlib import Path
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
+from dawnboard import display
 from dawnboard.recipes import RECIPES
+from dawnboard.rules import current_rules
 from inference.errors import InferenceError
 from inference.job import Backend, MeasureOptions
 from inference.services import measurement_execute
@@ -84,18 +86,22 @@ class Command(BaseCommand):
             raise CommandError(f"Not submitted. {codes}")
 
     def _summarise(self, document: dict) -> None:
+        """The measurement for people, every figure written by `dawnboard.display` (`--json` keeps them raw)."""
         latency = document["latency_ms"]
-        self.stdout.write(f"{document['task']} on {document['backend']}: {document['items']} items, one at a time")
-        self.stdout.write("  latency (ms)   mean      p50       p90       p99       max")
-        self.stdout.write(
-            "               " + "".join(f"{latency[name]:<10.4f}" for name in ("mean", "p50", "p90", "p99", "max"))
-        )
+        scale = current_rules(document["task"]).scale
+        self.stdout.write(f"{document['task']} on {document['backend']}: {document['items']:,} items, one at a time")
+        names = ("mean", "p50", "p90", "p99", "max")
+        self.stdout.write("  latency " + "".join(f"{name:>12}" for name in names))
+        self.stdout.write("          " + "".join(f"{display.latency_ms(latency[name]):>12}" for name in names))
         verdict = "meets" if document["meets_threshold"] else "is BELOW"
-        self.stdout.write(f"  accuracy {document['accuracy']:.4g} {verdict} the threshold {document['threshold']:g}")
+        self.stdout.write(
+            f"  accuracy {display.accuracy(document['accuracy'], scale)} {verdict} the threshold "
+            f"{display.threshold(document['threshold'], scale)}"
+        )
         if document["cost_usd_per_10k"] is not None:
             self.stdout.write(
-                f"  cost {document['cost_usd_per_10k']:.6g} USD per 10,000 items at "
-                f"{document['price']['usd_per_hour']:g} USD/h ({document['price']['source']})"
+                f"  cost {display.usd(document['cost_usd_per_10k'])} per 10,000 items at "
+                f"{display.number(document['price']['usd_per_hour'])} USD/h ({document['price']['source']})"
             )
         self.stdout.write(f"  wrote {document['entry_path']} and {document['record_path']}")
 

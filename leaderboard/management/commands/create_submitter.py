@@ -22,7 +22,8 @@ class Command(BaseCommand):
             submitter, token = submitter_create(name=name, email=email)
         except SubmitterExists as exists:
             raise CommandError(
-                f"{exists} To issue it a new token (the old one stops working): python manage.py rotate_token {name}"
+                f"{exists} To issue it a new token (the old one stops working): "
+                f".venv/bin/python manage.py rotate_token {name}"
             ) from None
         if json:
             self.stdout.write(json_module.dumps({"name": submitter.name, "token": token}))

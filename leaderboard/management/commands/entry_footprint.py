@@ -11,6 +11,7 @@ from pricing.selectors import footprint_unavailable
 
 class Command(BaseCommand):
     help = "Estimate the training energy (kWh) and carbon (kg CO2e) of entry ID."
+    requires_system_checks = []  # a read, like `leaderboard`: the checks import every view for nothing
 
     def add_arguments(self, parser):
         parser.add_argument("entry_id", type=int)
@@ -24,8 +25,8 @@ class Command(BaseCommand):
         if footprint is None:
             why = footprint_unavailable(entry_priced_run(entry))
             hint = (
-                " `python manage.py resolve_hardware` shows how each entry's hardware matches the catalog; staff can "
-                "set the match in the admin."
+                " `.venv/bin/python manage.py resolve_hardware` shows how each entry's hardware matches the catalog; "
+                "staff can set the match in the admin."
                 if entry.is_training
                 else ""
             )

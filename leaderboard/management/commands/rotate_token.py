@@ -22,7 +22,8 @@ class Command(BaseCommand):
             token = submitter_token_rotate(name=name)
         except Submitter.DoesNotExist:
             raise CommandError(
-                f"No submitter named '{name}'. Create one with: python manage.py create_submitter {name} --email EMAIL"
+                f"No submitter named '{name}'. Create one with: "
+                f".venv/bin/python manage.py create_submitter {name} --email EMAIL"
             ) from None
         if json:
             self.stdout.write(json_module.dumps({"name": name, "token": token}))

@@ -13,6 +13,7 @@ from pricing.selectors import quote_on
 
 class Command(BaseCommand):
     help = "Print the price of INSTANCE [--provider P] [--on YYYY-MM-DD] [--model on-demand|spot] [--region R]."
+    requires_system_checks = []  # a read, like `leaderboard`: the checks import every view for nothing
 
     def add_arguments(self, parser):
         parser.add_argument("instance")

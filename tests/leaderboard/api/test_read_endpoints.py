@@ -341,6 +341,39 @@ def test_schema_is_served(anonymous_client, db):
     assert b"/api/v1/submissions/" in response.content
 
 
+PUBLIC_OPERATIONS = {
+    ("get", "/api/v1/"),
+    ("get", "/api/v1/entries/"),
+    ("get", "/api/v1/entries/{id}/"),
+    ("get", "/api/v1/leaderboards/{task}/{metric}/"),
+    ("get", "/api/v1/tasks/"),
+    ("get", "/api/v1/pricing/instances/"),
+    ("get", "/api/v1/pricing/instances/{id}/"),
+    ("get", "/api/v1/reference-runs/{id}/"),
+}
+
+
+def test_the_docs_put_a_padlock_only_on_operations_that_need_a_token(anonymous_client, db):
+    """Swagger UI draws a padlock on every operation with a security requirement: a public read has none."""
+    schema = anonymous_client.get("/api/schema/", {"format": "json"}).json()
+    operations = {
+        (method, path): operation for path, item in schema["paths"].items() for method, operation in item.items()
+    }
+
+    public = {key for key, operation in operations.items() if not operation.get("security")}
+
+    assert public == PUBLIC_OPERATIONS
+    for key in set(operations) - public:
+        assert {"tokenAuth": []} in operations[key]["security"], key
+    assert "tokenAuth" in schema["components"]["securitySchemes"]  # the Authorize button still takes a token
+
+
+def test_every_public_operation_answers_without_a_token(anonymous_client, db):
+    for path in ("/api/v1/", "/api/v1/entries/", "/api/v1/tasks/", "/api/v1/leaderboards/digits/training-time/"):
+        assert anonymous_client.get(path).status_code == 200, path
+    assert anonymous_client.get(SUBMISSIONS_URL).status_code == 401
+
+
 def test_docs_page_loads_its_scripts_from_local_static_files(anonymous_client, db):
     response = anonymous_client.get("/api/docs/")
 

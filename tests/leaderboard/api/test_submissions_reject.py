@@ -500,7 +500,7 @@ def test_rejects_submission_with_bad_token_with_401(anonymous_client, before):
 
 @pytest.mark.parametrize("flag", ["1", "true", "yes"])
 def test_dry_run_of_valid_submission_answers_valid_and_stores_nothing(api_client, before, flag):
-    response = submit(api_client, query=f"?dry_run={flag}")
+    response = submit(api_client, entry=entry_bytes(model="another run"), query=f"?dry_run={flag}")
 
     assert response.status_code == 200, response.json()
     body = response.json()
@@ -525,6 +525,17 @@ def test_dry_run_of_invalid_submission_is_rejected_and_stores_nothing(api_client
     assert_rejected(response, "invalid_date", field="timestamp")
     assert response.json()["dry_run"] is True
     assert_nothing_stored(before)
+
+
+def test_dry_run_of_files_already_on_the_board_answers_as_the_real_submission_would(api_client):
+    assert submit(api_client).status_code == 201
+
+    dry = submit(api_client, query="?dry_run=1")
+    real = submit(api_client)
+
+    assert_rejected(dry, "duplicate_submission", field="entry")
+    assert dry.json()["dry_run"] is True
+    assert dry.json()["errors"] == real.json()["errors"]
 
 
 def test_rejection_response_has_no_submission_id(api_client, before):

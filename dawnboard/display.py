@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from decimal import Decimal
 
+from dawnboard.metrics import INFERENCE_LATENCY, TRAINING_TIME
 from dawnboard.rules import Scale
 from dawnboard.scoring import SECONDS_PER_HOUR
 
@@ -58,12 +59,26 @@ def duration(seconds: Number | None, *, tenths: bool = True) -> str:
     return f"{hours}:{minutes:02d}:{whole_seconds:02d}"
 
 
+SUPERSCRIPT = str.maketrans("-0123456789", "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079")
+SMALLEST_PLAIN_USD = 1e-5  # below it (a cost per item), a dollar figure is written times a power of ten
+
+
 def usd(value: Number | None, *, figures: int = MONEY_SIGNIFICANT) -> str:
-    """Dollars to a fixed number of significant figures: "$14.42", "$0.04376", "$1,235"."""
+    """Dollars to a fixed number of significant figures: "$14.42", "$0.04376", "$1,235"; below a thousandth of a
+    cent, times a power of ten rather than after a row of zeros: 1.596e-9 as "$1.596 \u00d7 10\u207b\u2079"."""
     if _missing(value):
         return ""
+    value = float(value)
+    if value and abs(value) < SMALLEST_PLAIN_USD:
+        return f"{'-' if value < 0 else ''}${_times_power_of_ten(abs(value), figures)}"
     text = significant(value, figures)
     return f"-${text[1:]}" if text.startswith("-") else f"${text}"
+
+
+def _times_power_of_ten(value: float, figures: int) -> str:
+    """A positive `value` as "1.596 \u00d7 10\u207b\u2079", the mantissa to `figures` significant figures."""
+    mantissa, exponent = f"{value:.{figures - 1}e}".split("e")
+    return f"{mantissa}{NBSP}\u00d7{NBSP}10{str(int(exponent)).translate(SUPERSCRIPT)}"
 
 
 def latency_ms(value: Number | None) -> str:
@@ -116,3 +131,42 @@ def number(value) -> str:
     if isinstance(value, int):
         return f"{value:,}"
     return significant(value, NUMBER_SIGNIFICANT, trim=True)
+
+
+def threshold(value: Number, scale: str = Scale.PERCENT) -> str:
+    """A task's threshold as the task states it: "98 %", "94 %", "0.75" (no padding zeros, whatever the
+    stored precision)."""
+    text = f"{Decimal(str(value)).normalize():f}"
+    return f"{text}{NBSP}%" if Scale(scale) is Scale.PERCENT else text
+
+
+# How a figure of each kind is written, for tables whose rows hold figures of several kinds: an accuracy is
+# written in its scale, named by the scale ("percent", "fraction").
+FIGURE_KINDS = {
+    "time": duration,
+    "usd": usd,
+    "ms": latency_ms,
+    "epoch": epoch,
+    "count": count,
+    "plain": number,
+    **{scale.value: (lambda value, scale=scale: accuracy(value, scale)) for scale in Scale},
+}
+
+
+def figure(value, kind: str) -> str:
+    """A number written as a figure of `kind` (a FIGURE_KINDS key); anything else (a note such as "not claimed")
+    as it is."""
+    if _missing(value):
+        return ""
+    if isinstance(value, bool) or not isinstance(value, int | float | Decimal):
+        return str(value)
+    return FIGURE_KINDS[kind](value)
+
+
+def board_value(value: Number | None, metric_slug: str) -> str:
+    """A board's value in its metric's unit: h:mm:ss for training time, ms for latency, dollars for the costs."""
+    if metric_slug == TRAINING_TIME.slug:
+        return duration(value)
+    if metric_slug == INFERENCE_LATENCY.slug:
+        return latency_ms(value)
+    return usd(value)

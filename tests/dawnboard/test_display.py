@@ -8,11 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard import display
-from leaderboard.templatetags import board
+from dawnboard import display
 
 NBSP = "\u00a0"
-TEMPLATES = Path(__file__).resolve().parents[2] / "templates"
 
 
 @pytest.mark.parametrize(
@@ -49,6 +47,7 @@ def test_duration_ticks_can_leave_the_tenths_off():
         (1234.4, "$1,234"),
         (52679.2, "$52,679"),  # never rounds away whole dollars
         (Decimal("3.14159"), "$3.142"),
+        (Decimal("0.0000159565724116162"), "$0.00001596"),  # a digits cost per 10,000 items, every digit stored
         (None, ""),
     ],
 )
@@ -136,35 +135,64 @@ def test_significant_figures(value, figures, text):
     assert display.significant(value, figures) == text
 
 
-def test_the_template_filters_follow_the_formatter():
-    assert board.hms(157.5500004) == display.duration(157.5500004)
-    assert board.usd(14.4245778144) == "$14.42"
-    assert board.metric_value(0.07393, "inference-latency") == f"0.0739{NBSP}ms"
-    assert board.metric_value(14.4245778144, "training-cost") == "$14.42"
-    assert board.metric_value(189_693.0, "training-time") == "52:41:33"
-    assert board.metric_value(0.004376389, "inference-cost") == "$0.004376"
-    assert board.plain(878398.1920000003) == "878,398"
-    assert board.hours(9450) == "2.625"
-    assert board.latency(0.07393) == f"0.0739{NBSP}ms"
-    assert board.accuracy(0.912134, "fraction") == "0.9121"
-    assert board.epoch(27.0) == "27"
-    assert board.count(10000) == "10,000"
-
-
 def test_the_formatter_imports_no_django():
     source = Path(display.__file__).read_text()
     assert not re.search(r"^\s*(from|import) django", source, re.MULTILINE)
 
 
-def test_no_template_loads_a_script_without_defer():
-    scripts = [
-        (path.relative_to(TEMPLATES), tag)
-        for path in TEMPLATES.rglob("*.html")
-        for tag in re.findall(r"<script\b[^>]*\bsrc=[^>]*>", path.read_text())
-    ]
-    plotly = [tag for _, tag in scripts if "plotly" in tag]
+@pytest.mark.parametrize(
+    ("value", "text"),
+    [
+        (1.59565724116162e-09, f"$1.596{NBSP}\u00d7{NBSP}10\u207b\u2079"),  # a cost per item
+        (2.4460776946225e-06, f"$2.446{NBSP}\u00d7{NBSP}10\u207b\u2076"),
+        (9.99996e-06, f"$1.000{NBSP}\u00d7{NBSP}10\u207b\u2075"),
+        (1e-05, "$0.00001000"),
+        (-3e-12, f"-$3.000{NBSP}\u00d7{NBSP}10\u207b\u00b9\u00b2"),
+        (0, "$0"),
+    ],
+)
+def test_money_below_a_thousandth_of_a_cent_is_written_times_a_power_of_ten(value, text):
+    assert display.usd(value) == text
 
-    assert plotly, "no template loads plotly: the test would pass for nothing"
-    assert [
-        (str(path), tag) for path, tag in scripts if "plotly" in tag or "charts.js" in tag if " defer" not in tag
-    ] == []
+
+@pytest.mark.parametrize(
+    ("value", "scale", "text"),
+    [
+        (Decimal("98.0000"), "percent", f"98{NBSP}%"),  # as the database stores it, to 4 places
+        (Decimal("94.0"), "percent", f"94{NBSP}%"),
+        (Decimal("0.7500"), "fraction", "0.75"),
+        (93.5, "percent", f"93.5{NBSP}%"),
+    ],
+)
+def test_a_threshold_is_written_as_the_task_states_it(value, scale, text):
+    assert display.threshold(value, scale) == text
+
+
+@pytest.mark.parametrize(
+    ("value", "kind", "text"),
+    [
+        (340.63, "time", "0:05:41"),
+        (Decimal("0.28953673751354200000"), "usd", "$0.2895"),
+        (0.0574, "ms", f"0.0574{NBSP}ms"),
+        (94.3, "percent", f"94.30{NBSP}%"),
+        (0.81234, "fraction", "0.8123"),
+        (Decimal("3.060000"), "plain", "3.06"),
+        ("not claimed", "usd", "not claimed"),
+        (None, "usd", ""),
+    ],
+)
+def test_a_figure_is_written_by_its_kind(value, kind, text):
+    assert display.figure(value, kind) == text
+
+
+@pytest.mark.parametrize(
+    ("value", "metric", "text"),
+    [
+        (189_693.0, "training-time", "52:41:33"),
+        (14.4245778144, "training-cost", "$14.42"),
+        (0.07393, "inference-latency", f"0.0739{NBSP}ms"),
+        (1.59565724116162e-05, "inference-cost", "$0.00001596"),
+    ],
+)
+def test_a_board_value_is_written_in_its_metrics_unit(value, metric, text):
+    assert display.board_value(value, metric) == text
