@@ -115,7 +115,7 @@ def assert_entry_ranks_are_board_ranks(entries: list[Entry], track: Track) -> No
 
 
 @pytest.mark.parametrize("track", [Track.TRAIN, Track.INFERENCE])
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(data=st.data())
 def test_an_entrys_rank_is_its_boards_rank_on_every_board(track, data):
     version = TaskVersion.objects.get(task__slug="cifar10", is_current=True)
