@@ -22,7 +22,6 @@ from leaderboard.selectors.boards import (
     board_order,
     board_value_field,
     leaderboard_entries,
-    policy_board_rows,
     policy_rankings,
 )
 from pricing.domain.cost import AS_SUBMITTED
@@ -70,10 +69,7 @@ def entry_policy_ranks(entry: Entry) -> dict[str, EntryRank]:
     metric = next(metric for metric in LEADERBOARD_METRICS.values() if metric.is_cost and metric.track == entry.track)
     ranks = {AS_SUBMITTED: entry_rank(entry, metric=metric)}
     rankings = policy_rankings(task_slug=entry.task.slug, metric=metric) if _on_current_boards(entry) else {}
-    for policy, ranked in rankings.items():
-        rank = next((rank for rank, (other, _) in enumerate(ranked, start=1) if other.id == entry.id), None)
-        ranks[policy] = _policy_rank(entry, metric, policy, rank, len(ranked))
-    return ranks
+    return ranks | {policy: _policy_rank(entry, metric, policy, ranked) for policy, ranked in rankings.items()}
 
 
 def entry_rank(
@@ -86,9 +82,8 @@ def entry_rank(
     """The entry's rank on the board `leaderboard(metric, cost_basis, latency_stat)` gives, or why it has none."""
     stat = LATENCY_STATS[latency_stat] if metric == INFERENCE_LATENCY else MEAN_LATENCY
     if metric.is_cost and cost_basis != AS_SUBMITTED:
-        rows = policy_board_rows(task_slug=entry.task.slug, metric=metric, cost_basis=cost_basis)
-        rank = next((row.rank for row in rows if row.entry_id == entry.id), None)
-        return _policy_rank(entry, metric, cost_basis, rank if _on_current_boards(entry) else None, len(rows))
+        ranked = policy_rankings(task_slug=entry.task.slug, metric=metric)[cost_basis]
+        return _policy_rank(entry, metric, cost_basis, ranked)
     place = {"metric": metric, "latency_stat": stat}
     if _on_current_boards(entry):
         board = leaderboard_entries(task_slug=entry.task.slug, metric_slug=metric.slug, latency_stat=stat.slug)
@@ -108,11 +103,14 @@ def _on_current_boards(entry: Entry) -> bool:
     return entry.status == Entry.Status.ACCEPTED and entry.task_version.is_current
 
 
-def _policy_rank(entry: Entry, metric: LeaderboardMetric, policy: str, rank: int | None, size: int) -> EntryRank:
+def _policy_rank(entry: Entry, metric: LeaderboardMetric, policy: str, ranked: list) -> EntryRank:
+    """The entry's place on a policy board, `ranked` as `policy_rankings` gives it (the board holds only accepted
+    entries of the current version)."""
+    rank = next((place for place, (other, _) in enumerate(ranked, start=1) if other.id == entry.id), None)
     if rank is None:
         why = _why_not_ranked(entry, metric, MEAN_LATENCY, policy)
         return EntryRank(metric=metric, rank=None, board_size=None, not_ranked_because=why, cost_basis=policy)
-    return EntryRank(metric=metric, rank=rank, board_size=size, cost_basis=policy)
+    return EntryRank(metric=metric, rank=rank, board_size=len(ranked), cost_basis=policy)
 
 
 def _ahead_of(entry_id: int, order: tuple[str, ...]) -> Q:

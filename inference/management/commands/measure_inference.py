@@ -16,7 +16,7 @@ from dawnboard import display
 from dawnboard.recipes import RECIPES
 from dawnboard.rules import current_rules
 from inference.errors import InferenceError
-from inference.job import Backend, MeasureOptions
+from inference.options import Backend, MeasureOptions
 from inference.services import measurement_execute
 
 
