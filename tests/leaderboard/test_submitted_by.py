@@ -14,7 +14,7 @@ from django.core.management import call_command
 from rest_framework.test import APIClient
 
 from leaderboard.models import Entry
-from tests.factories import SubmitterFactory, entry_bytes
+from tests.factories import SubmitterFactory, entry_bytes, submit_training_entry
 from tests.leaderboard.api.helpers import submit
 
 pytestmark = pytest.mark.django_db
@@ -81,3 +81,11 @@ def test_an_imported_entry_says_no_account_submitted_it(client, sample_dir):
 
     assert "imported from the public DAWNBench archive (no account submitted it)" in text_of(html)
     assert (detail["submitter"], detail["submission_source"]) == (None, "import")
+
+
+def test_an_entry_submitted_by_the_command_without_an_account_says_how_it_came(client, tmp_path):
+    entry = submit_training_entry(tmp_path)
+
+    html = client.get(f"/entries/{entry.id}/").content.decode()
+
+    assert "submitted on the site's own machine with manage.py submit, by no account" in text_of(html)
