@@ -41,10 +41,10 @@ test: install browser
 	$(VENV)/bin/lint-imports
 	$(PY) -m pytest
 	@if $(PY) -c "import socket; socket.create_connection(('127.0.0.1', 5432), 1)" 2>/dev/null; then \
-		echo "== the API, command, charts page and entry rank tests again, on PostgreSQL"; \
+		echo "== the API, command, charts page, entry rank, copied log and token tests again, on PostgreSQL"; \
 		DATABASE_URL=$(POSTGRES_TEST_URL) $(PY) -m pytest --create-db -m "not services" \
 			tests/leaderboard/api tests/leaderboard/test_commands.py tests/leaderboard/test_charts_page.py \
-			tests/leaderboard/test_entry_ranks.py; \
+			tests/leaderboard/test_entry_ranks.py tests/leaderboard/test_copied_logs.py tests/leaderboard/test_api_tokens.py; \
 	else \
 		echo "PostgreSQL is not running on 127.0.0.1:5432: the PostgreSQL pass of the API tests is skipped."; \
 	fi
@@ -73,9 +73,10 @@ bench-http: install
 	$(PY) bench/http_bench.py
 
 # The fault and load suite, run by hand before a release (not by CI): it starts its own stack on this machine
-# (gunicorn, a Celery worker and beat on a redis-server of its own, a fresh PostgreSQL database
-# `dawnboard_soak`), prints one table and tears it all down. schemathesis lives in a venv of its own, since its
-# pytest plugin would otherwise load into `make test`.
+# (nginx from deploy/nginx.conf in front of gunicorn, a Celery worker and beat on a redis-server of its own, a fresh
+# PostgreSQL database `dawnboard_soak`), prints one table and tears it all down. schemathesis lives in a venv of its
+# own, since its pytest plugin would otherwise load into `make test`. nginx comes from apt where it is missing (on a
+# machine run by systemd, Debian's package also starts a default site on port 80: `systemctl disable --now nginx`).
 SOAK_VENV := .venv-soak
 SOAK_STAMP := $(SOAK_VENV)/.installed-$(shell cat requirements-soak.txt | sha256sum | cut -c1-12)
 
@@ -86,6 +87,8 @@ $(SOAK_STAMP): requirements-soak.txt
 	touch $(SOAK_STAMP)
 
 soak: install $(SOAK_STAMP)
+	@command -v nginx >/dev/null || test -x /usr/sbin/nginx \
+		|| (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx)
 	$(PY) -m bench.soak
 
 clean:

@@ -15,3 +15,4 @@ urlpatterns = [
 ]
 
 handler404 = "leaderboard.api.errors.not_found"  # JSON under /api/, the HTML page elsewhere
+handler400 = "leaderboard.api.errors.bad_request"  # likewise, e.g. a form of 1,000 fields

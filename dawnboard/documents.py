@@ -6,6 +6,7 @@ producing the same shapes.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -48,6 +49,15 @@ class TrainingLog:
 
     def __len__(self) -> int:
         return len(self.hours)
+
+    def rows_sha256(self, *, through: int) -> str:
+        """SHA-256 of the rows as read (epoch, hours, metric), from the first to row `through` included.
+
+        Two logs that differ only in how they are written (spacing, line ends, column order, "1.50" for "1.5",
+        rows after the one that decides the time) share it: it is what a copied log keeps however it is dressed.
+        """
+        rows = np.stack([self.epochs, self.hours, self.metric], axis=1)[: through + 1]
+        return hashlib.sha256(np.ascontiguousarray(rows, dtype="<f8").tobytes()).hexdigest()
 
 
 @dataclass(frozen=True)

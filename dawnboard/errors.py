@@ -44,6 +44,7 @@ class ErrorCode(StrEnum):
     ENTRY_TOO_LARGE = "entry_too_large"
     INVALID_URL = "invalid_url"
     DUPLICATE_SUBMISSION = "duplicate_submission"
+    LOG_ALREADY_SUBMITTED = "log_already_submitted"
     JUDGING_FAILED = "judging_failed"
 
 
@@ -62,6 +63,7 @@ class WarningCode(StrEnum):
     UNKNOWN_FIELDS = "unknown_fields"
     LOG_IGNORED = "log_ignored"
     DATE_NOT_PADDED = "date_not_padded"
+    REPLACES_ENTRY = "replaces_entry"
 
 
 ERROR_DESCRIPTIONS = {
@@ -100,6 +102,8 @@ ERROR_DESCRIPTIONS = {
     ErrorCode.ENTRY_TOO_LARGE: "The entry JSON is over its size limit (it is a few fields, not data).",
     ErrorCode.INVALID_URL: "codeURL is not an http or https URL.",
     ErrorCode.DUPLICATE_SUBMISSION: "The files are byte-identical to an accepted entry of the same task and track.",
+    ErrorCode.LOG_ALREADY_SUBMITTED: "The log (its bytes, or its rows up to the threshold as read) is already on the "
+    "board under another submitter's entry.",
     ErrorCode.JUDGING_FAILED: "The submission could not be judged after several tries; submit it again.",
 }
 
@@ -115,6 +119,7 @@ WARNING_DESCRIPTIONS = {
     WarningCode.COST_MISMATCH: "cost differs from costPerHour x latency by more than 1 %.",
     WarningCode.UNKNOWN_FIELDS: "Fields outside the task's documented DAWNBench format were kept as submitted.",
     WarningCode.LOG_IGNORED: "A log sent with an inference entry was not read.",
+    WarningCode.REPLACES_ENTRY: "The submitter's own entry with the same log was withdrawn: this one replaces it.",
     WarningCode.DATE_NOT_PADDED: "timestamp was written without zero padding (e.g. 2019-6-27); the date was read.",
 }
 

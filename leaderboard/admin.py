@@ -1,7 +1,9 @@
 """Staff views: tasks and thresholds, submitters, submissions with their verdicts, entries (e.g. to withdraw one),
-and each entry's hardware match, which staff can set or override by hand."""
+each entry's hardware match, which staff can set or override by hand, and API tokens (to see and revoke)."""
 
 from django.contrib import admin
+from django.utils import timezone
+from knox.models import AuthToken
 
 from leaderboard.models import Entry, HardwareMatch, Submission, Submitter, Task, TaskVersion
 
@@ -68,3 +70,34 @@ class HardwareMatchAdmin(admin.ModelAdmin):
         if "instance" in form.changed_data:
             obj.reason = f"set by {request.user} in the admin"
         super().save_model(request, obj, form, change)
+
+
+# knox registers an admin of its own that lists digests and issues tokens from a form; this one replaces it.
+if admin.site.is_registered(AuthToken):
+    admin.site.unregister(AuthToken)
+
+
+@admin.register(AuthToken)
+class ApiTokenAdmin(admin.ModelAdmin):
+    """API tokens, each recognised by its first characters (`token_key`): the token itself is not stored.
+
+    Read-only but for deleting, which revokes a token. Tokens are issued by `manage.py create_submitter` and
+    `rotate_token`, which print them once; the admin never has one to show.
+    """
+
+    list_display = ["token_key", "user", "created", "expiry", "expired"]
+    list_select_related = ["user"]
+    search_fields = ["token_key", "user__username"]
+    ordering = ["-created"]
+    fields = ["token_key", "user", "created", "expiry"]
+    readonly_fields = fields
+
+    @admin.display(boolean=True)
+    def expired(self, token: AuthToken) -> bool:
+        return token.expiry is not None and token.expiry <= timezone.now()
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False

@@ -1,8 +1,10 @@
 """The HTTP edge: which address a request comes from, and request bodies bounded before anything reads them.
 
-A body over SUBMISSION_MAX_REQUEST_BYTES is refused from its Content-Length alone (413 `request_too_large`),
-before a byte of it is read or spooled to disk. A chunked body has no Content-Length (and Django would read
-none of it), so `ChunkedBodyLimit`, around the WSGI application, reads it through a cap first. Uploads that
+Each path has its own limit (`body_limit`): POST /api/v1/submissions/, the one endpoint that takes files, up to
+SUBMISSION_MAX_REQUEST_BYTES; every other path no more than the form-field limit, DATA_UPLOAD_MAX_MEMORY_SIZE.
+A body over its path's limit is refused from its Content-Length alone (413 `request_too_large`), before a byte
+of it is read or spooled to disk, whoever sends it. A chunked body has no Content-Length (and Django would read
+none of it), so `ChunkedBodyLimit`, around the WSGI application, reads it through the same cap first. Uploads that
 spool to disk go to FILE_UPLOAD_TEMP_DIR and are closed, so deleted, however the request ends; files that a
 worker killed mid-request left there are removed when the next worker starts.
 """
@@ -14,6 +16,7 @@ import logging
 import tempfile
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 from django.conf import settings
@@ -52,12 +55,25 @@ UPLOAD_LIMIT_SETTING = (
 FORM_LIMIT_SETTING = "DATA_UPLOAD_MAX_MEMORY_SIZE: only POST /api/v1/submissions/ takes files"
 
 
-def request_too_large_response(
-    *, size_bytes: int | None, limit_bytes: int, setting: str = UPLOAD_LIMIT_SETTING
-) -> JsonResponse:
+@dataclass(frozen=True)
+class BodyLimit:
+    """How large a request body a path takes, and the setting that says so (named in the refusal)."""
+
+    limit_bytes: int
+    setting: str
+
+
+def body_limit(path_info: str) -> BodyLimit:
+    """The limit of a request to `path_info`: the submissions endpoint takes two files, any other path a form."""
+    if path_info == UPLOAD_PATH:
+        return BodyLimit(settings.SUBMISSION_MAX_REQUEST_BYTES, UPLOAD_LIMIT_SETTING)
+    return BodyLimit(settings.DATA_UPLOAD_MAX_MEMORY_SIZE, FORM_LIMIT_SETTING)
+
+
+def request_too_large_response(*, size_bytes: int | None, limit: BodyLimit) -> JsonResponse:
     """413 with the API's error envelope; `size_bytes` is None when the body came without a length."""
     size = f"is {size_bytes:,} bytes" if size_bytes is not None else "has no length and ran past the limit"
-    message = f"The request body {size}; the limit is {limit_bytes:,} bytes ({setting})."
+    message = f"The request body {size}; the limit here is {limit.limit_bytes:,} bytes ({limit.setting})."
     return JsonResponse(
         {"status": "rejected", "errors": [{"code": REQUEST_TOO_LARGE, "message": message}]},
         status=413,
@@ -87,7 +103,7 @@ def upload_dir_prepare(*, directory: Path, older_than_seconds: float = STALE_UPL
 
 
 class RequestSizeLimitMiddleware:
-    """Refuses a body over SUBMISSION_MAX_REQUEST_BYTES by its Content-Length; closes uploads on every exit.
+    """Refuses a body over its path's limit by its Content-Length; closes uploads on every exit.
 
     First in MIDDLEWARE, so nothing has read the body yet. Django deletes a spooled upload when the response
     is closed; the `finally` also covers a request that never gets a response (gunicorn's timeout raises
@@ -100,10 +116,10 @@ class RequestSizeLimitMiddleware:
         upload_dir_prepare(directory=Path(settings.FILE_UPLOAD_TEMP_DIR))
 
     def __call__(self, request: HttpRequest) -> HttpResponse:
-        limit_bytes = settings.SUBMISSION_MAX_REQUEST_BYTES
+        limit = body_limit(request.path_info)
         size_bytes = _content_length(request.META)
-        if size_bytes is not None and size_bytes > limit_bytes:
-            return request_too_large_response(size_bytes=size_bytes, limit_bytes=limit_bytes)
+        if size_bytes is not None and size_bytes > limit.limit_bytes:
+            return request_too_large_response(size_bytes=size_bytes, limit=limit)
         try:
             return self.get_response(request)
         finally:
@@ -124,21 +140,15 @@ class ChunkedBodyLimit:
         chunked = "chunked" in environ.get("HTTP_TRANSFER_ENCODING", "").lower()
         if environ.get("CONTENT_LENGTH") or not chunked:
             return self.application(environ, start_response)
-        # Only the submissions endpoint takes files: anywhere else a chunked body is read, before any
-        # authentication, no further than the form-field limit.
-        uploads = environ.get("PATH_INFO", "").startswith(UPLOAD_PATH)
-        limit_bytes = settings.SUBMISSION_MAX_REQUEST_BYTES if uploads else settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        # Read before any authentication: only the submissions endpoint may send more than a form.
+        limit = body_limit(environ.get("PATH_INFO", ""))
         body = tempfile.SpooledTemporaryFile(
             max_size=settings.FILE_UPLOAD_MAX_MEMORY_SIZE, dir=settings.FILE_UPLOAD_TEMP_DIR
         )
-        size_bytes = _copy_at_most(environ["wsgi.input"], body, limit_bytes=limit_bytes + 1)
-        if size_bytes > limit_bytes:
+        size_bytes = _copy_at_most(environ["wsgi.input"], body, limit_bytes=limit.limit_bytes + 1)
+        if size_bytes > limit.limit_bytes:
             body.close()
-            response = request_too_large_response(
-                size_bytes=None,
-                limit_bytes=limit_bytes,
-                setting=UPLOAD_LIMIT_SETTING if uploads else FORM_LIMIT_SETTING,
-            )
+            response = request_too_large_response(size_bytes=None, limit=limit)
             start_response(f"{response.status_code} {response.reason_phrase}", list(response.items()))
             return [response.content]
         body.seek(0)

@@ -241,6 +241,10 @@ class Entry(models.Model):
     latency_max_ms = models.FloatField(null=True, blank=True)
     inference_cost_usd_per_10k = models.DecimalField(max_digits=36, decimal_places=20, null=True, blank=True)
     log_row_count = models.PositiveIntegerField(default=0)
+    # The training log's fingerprints: its bytes, and its rows as read up to the one deciding the time
+    # (dawnboard.documents.TrainingLog.rows_sha256). A log is on the board once (`log_already_submitted`).
+    log_sha256 = models.CharField(max_length=64, blank=True)
+    log_rows_sha256 = models.CharField(max_length=64, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = EntryQuerySet.as_manager()
@@ -270,6 +274,13 @@ class Entry(models.Model):
             models.CheckConstraint(condition=Q(inference_cost_usd_per_10k__gte=0), name="inference_cost_not_negative"),
             models.CheckConstraint(condition=Q(cost_per_hour_usd__gte=0), name="cost_per_hour_not_negative"),
             models.CheckConstraint(condition=Q(accuracy__gte=0), name="accuracy_not_negative"),
+            # One accepted entry per run, whoever sends its log and however it is written; equal bytes read as
+            # equal rows, so this also holds a byte-identical copy out.
+            models.UniqueConstraint(
+                fields=["task", "log_rows_sha256"],
+                condition=Q(status="accepted") & ~Q(log_rows_sha256=""),
+                name="one_accepted_entry_per_log",
+            ),
         ]
         # One index per board, in the board's own order (value, then date, then id) and holding the accuracy
         # it is filtered by: a board's count, a window deep into it and a rank are read off the index alone.
@@ -287,6 +298,12 @@ class Entry(models.Model):
             # The API's entry list, newest first, of one task or of all.
             models.Index(fields=["task", "-date", "-id"], condition=Q(status="accepted"), name="entry_task_newest"),
             models.Index(fields=["-date", "-id"], condition=Q(status="accepted"), name="entry_newest"),
+            # A log's bytes looked up on its task's board (the rows' lookup is the constraint's index).
+            models.Index(
+                fields=["task", "log_sha256"],
+                condition=Q(status="accepted") & ~Q(log_sha256=""),
+                name="entry_log_bytes",
+            ),
             # The charts page reads every board of a task at once: from this index alone, a sixth of the table's
             # size (100 ms to 20 ms at 100,000 entries a task).
             models.Index(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 from django.core.paginator import Paginator
-from django.http import Http404, HttpResponse, HttpResponseForbidden, StreamingHttpResponse
+from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, render
 from django.urls import reverse
 from django.utils.cache import patch_cache_control
@@ -23,6 +23,7 @@ from dawnboard.metrics import (
 from dawnboard.rules import Track
 from dawnboard.scoring import hours_of
 from leaderboard import charts, selectors
+from leaderboard.downloads import attachment_disposition, file_download
 from leaderboard.export import EXPORT_COLUMNS, csv_lines, export_record, json_document_lines
 from leaderboard.forms import AsOfForm, BoardForm, CompareForm, TaskPageForm
 from leaderboard.models import Entry, SubmittedFile, TaskVersion
@@ -92,7 +93,7 @@ def task_export(request, slug: str, file_format: str):
             **({"latency_stat": stat.slug} if stat else {}),
         }
         response = StreamingHttpResponse(json_document_lines(heading, records), content_type="application/json")
-    response["Content-Disposition"] = f'attachment; filename="{name}.{file_format}"'
+    response["Content-Disposition"] = attachment_disposition(f"{name}.{file_format}", fallback="dawnboard")
     return response
 
 
@@ -120,7 +121,7 @@ def entry_detail(request, pk: int):
         "permalink": request.build_absolute_uri(reverse("leaderboard:entry", args=[entry.id])),
         "withdrawn": entry.status == Entry.Status.WITHDRAWN,
         "version": version,
-        "files": list(entry.submission.files.all()),
+        "files": selectors.entry_files_shown(entry, user=None),  # the page is the same for every reader
         "curve": list(entry.curve.all()),
         "figure": _figure_json(figure),
         "claims": _claims(entry),
@@ -145,22 +146,13 @@ def entry_detail(request, pk: int):
 
 
 def entry_file(request, pk: int, role: str):
+    """An entry's file: the log as uploaded; the entry JSON as published (without the author's e-mail address),
+    or as uploaded to the site's staff and its submitter."""
     try:
-        stored = selectors.submitted_file(entry_id=pk, role=role)
+        shown = selectors.entry_file_shown(entry_id=pk, role=role, user=request.user)
     except SubmittedFile.DoesNotExist:
         raise Http404("This entry has no such file.") from None
-    if role == SubmittedFile.Role.ENTRY and not selectors.author_email_visible(
-        entry=stored.submission.entry, user=request.user
-    ):
-        return HttpResponseForbidden(
-            "The entry JSON holds its author's e-mail address: only the site's staff and its submitter can download "
-            "it. Its other fields are on the entry page and in the API; its sha256 is on the entry page.",
-            content_type="text/plain; charset=utf-8",
-        )
-    content_type = "application/json" if role == SubmittedFile.Role.ENTRY else "text/tab-separated-values"
-    response = HttpResponse(bytes(stored.content), content_type=content_type)
-    response["Content-Disposition"] = f'attachment; filename="{_safe_filename(stored.name, role)}"'
-    return response
+    return file_download(shown.content, name=shown.name, role=shown.role)
 
 
 @cached_page(query=AsOfForm, per_task=True)
@@ -342,8 +334,3 @@ def _query_without(request, *names: str) -> str:
     for name in names:
         query.pop(name, None)
     return query.urlencode()
-
-
-def _safe_filename(name: str, fallback: str) -> str:
-    cleaned = "".join(character for character in name if character.isalnum() or character in "._-")
-    return cleaned or fallback

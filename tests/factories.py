@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 from io import StringIO
 from pathlib import Path
@@ -52,15 +53,25 @@ def submit_training_entry(directory: Path, **fields) -> Entry:
     return Entry.objects.get(id=json.loads(out.getvalue())["entry_id"])
 
 
+_default_runs = itertools.count()
+
+
 def training_log(rows=None, *, header="epoch\thours\ttop1Accuracy", newline="\n") -> bytes:
-    """A TSV log; the default crosses 94.0 at epoch 2, hour 0.03."""
-    rows = rows if rows is not None else [(0, 0.01, 80.0), (1, 0.02, 90.5), (2, 0.03, 94.1), (3, 0.04, 94.5)]
+    """A TSV log; the default crosses 94.0 at epoch 2, hour 0.03.
+
+    Each default log is a run of its own (its first quality differs in the fourth decimal), as each entry on a
+    real board is: a log already on the board is refused under another entry, or replaces its submitter's own.
+    Pass the same bytes twice to send one run twice.
+    """
+    first_quality = round(80.0 + next(_default_runs) % 10_000 / 10_000, 4)
+    rows = rows if rows is not None else [(0, 0.01, first_quality), (1, 0.02, 90.5), (2, 0.03, 94.1), (3, 0.04, 94.5)]
     lines = [header] + ["\t".join(str(cell) for cell in row) for row in rows]
     return (newline.join(lines) + newline).encode()
 
 
 class SubmitterFactory(factory.Factory):
-    """Creates a submitter through the service (so it has a real API token); `.token` holds the key."""
+    """Creates a submitter through the service (so it has a real API token); `.token` holds the token, of which
+    the database keeps only a hash."""
 
     class Meta:
         model = Submitter

@@ -3,9 +3,9 @@
 Usage: .venv/bin/python -m bench.soak [--submissions 1000] [--kill-batch 200] [--phases load,kill,...]
 
 Starts its own stack (bench/soak/stack.py: two redis-servers of its own, a fresh PostgreSQL database,
-gunicorn -w 2, a Celery worker and beat), runs the phases, prints one table and tears everything down, also
-on Ctrl-C or a failure. The whole run is bounded (--max-minutes); every wait has a timeout. Exits 1 if any
-submission was lost, doubled or left pending, or any answer was a server error.
+gunicorn -w 2 behind nginx as deploy/ has them, a Celery worker and beat), runs the phases, prints one table and
+tears everything down, also on Ctrl-C or a failure. The whole run is bounded (--max-minutes); every wait has a
+timeout. Exits 1 if any submission was lost, doubled or left pending, or any answer was a server error.
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ import traceback
 import uuid
 from datetime import UTC, datetime
 
-from bench.soak import hostile, phases, report, schema, verify
+from bench.soak import copied, hostile, phases, report, schema, slow, verify
 from bench.soak.stack import Stack
 
-PHASES = ("load", "kill", "broker", "hostile", "schema", "throttle")
+PHASES = ("load", "kill", "broker", "hostile", "copied", "schema", "slow", "throttle")
 
 
 class SoakTimeout(Exception):
@@ -53,9 +53,9 @@ def main(argv: list[str] | None = None) -> int:
     signal.alarm(int(arguments.max_minutes * 60))
     run_id = uuid.uuid4().hex[:8]
     started = time.monotonic()
-    stack = Stack()
+    stack = Stack(proxy=True)
     results: list[phases.PhaseResult] = []
-    hostile_result = throttle_result = schema_result = None
+    hostile_result = throttle_result = schema_result = slow_result = copied_result = None
     stuck_at_end: int | None = None  # measured only when every phase ran
     aborted = ""
     try:
@@ -71,8 +71,12 @@ def main(argv: list[str] | None = None) -> int:
                 results.append(phases.broker_outage(stack, run_id))
             elif name == "hostile":
                 hostile_result = hostile.run(stack)
+            elif name == "copied":
+                copied_result = copied.run(stack, run_id)
             elif name == "schema":
                 schema_result = schema.run(stack)
+            elif name == "slow":
+                slow_result = slow.run(stack, run_id)
             elif name == "throttle":
                 throttle_result = hostile.bad_token_flood(stack)
         with stack.connect() as connection:
@@ -81,7 +85,7 @@ def main(argv: list[str] | None = None) -> int:
         phases.STOP.set()
         aborted = f"{type(error).__name__}: {error}"
         traceback.print_exc()
-        for name in ("worker", "gunicorn"):
+        for name in ("worker", "gunicorn", "nginx/error"):
             if tail := stack.log_tail(name, 15):
                 print(f"--- {name} log (last lines)\n{tail}", file=sys.stderr)
     finally:
@@ -89,8 +93,9 @@ def main(argv: list[str] | None = None) -> int:
         stack.close()
 
     header = (
-        f"Soak {datetime.now(UTC):%Y-%m-%d %H:%M} UTC, {time.monotonic() - started:.0f} s: gunicorn -w 2, "
-        "a Celery worker (-c 2) and beat on a redis-server of its own, PostgreSQL; 16 clients on the loopback"
+        f"Soak {datetime.now(UTC):%Y-%m-%d %H:%M} UTC, {time.monotonic() - started:.0f} s: nginx (deploy/nginx.conf) "
+        "in front of gunicorn -w 2, a Celery worker (-c 2) and beat on a redis-server of its own, PostgreSQL; "
+        "16 clients on the loopback"
     )
     print()
     print(
@@ -101,15 +106,19 @@ def main(argv: list[str] | None = None) -> int:
             throttle=throttle_result,
             schema=schema_result,
             stuck_at_end=stuck_at_end,
+            slow=slow_result,
+            copied=copied_result,
         )
     )
-    reasons = report.failures(results, hostile_result, throttle_result, schema_result, stuck_at_end)
+    reasons = report.failures(
+        results, hostile_result, throttle_result, schema_result, stuck_at_end, slow_result, copied_result
+    )
     if aborted:
         reasons.insert(0, f"aborted: {aborted}")
     print()
     print("FAILED: " + "; ".join(reasons) if reasons else "PASSED: 0 lost, 0 doubled, 0 stuck, 0 server errors")
     if reasons:
-        print(f"The stack's logs (gunicorn, worker, beat, redis, schemathesis) are kept in {stack.workdir}")
+        print(f"The stack's logs (nginx/, gunicorn, worker, beat, redis, schemathesis) are kept in {stack.workdir}")
     else:
         shutil.rmtree(stack.workdir, ignore_errors=True)
     return 1 if reasons else 0

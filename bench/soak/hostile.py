@@ -5,7 +5,6 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field
-from urllib.parse import urlsplit
 
 from bench.soak import client
 from bench.soak.payloads import TASK, TRACK, Hostile, hostile_inputs
@@ -76,12 +75,13 @@ def run(stack: Stack) -> HostileResult:
 
 def _send(stack: Stack, hostile: Hostile) -> HostileRow:
     token = stack.tokens[0]
+    base_url = stack.gunicorn_url if hostile.at_gunicorn else stack.base_url
     if hostile.path:
-        reply = client.get(stack.base_url, hostile.path, token=token, timeout_seconds=10)
+        reply = client.get(base_url, hostile.path, token=token, timeout_seconds=10)
     elif hostile.content_length:
         reply = client.headers_only(
-            stack.base_url,
-            path="/api/v1/submissions/",
+            base_url,
+            path=hostile.post_path,
             headers={
                 "Authorization": f"Token {token}",
                 "Content-Type": "multipart/form-data; boundary=soak",
@@ -91,11 +91,17 @@ def _send(stack: Stack, hostile: Hostile) -> HostileRow:
         )
     else:
         reply = client.post_submission(
-            stack.base_url, token=token, task=TASK, track=TRACK, entry=hostile.entry, log=hostile.log
+            base_url,
+            token=token,
+            task=TASK,
+            track=TRACK,
+            entry=hostile.entry,
+            log=hostile.log,
+            extra_parts=hostile.extra_parts,
         )
     seconds, status, code, detail = reply.seconds, reply.status, reply.code, reply.error
     if status == 202 and reply.body.get("url"):  # judged on the worker: the code is in the verdict
-        verdict, waited = _verdict(stack, reply.body["url"], token)
+        verdict, waited = client.wait_for_verdict(stack.base_url, reply.body["url"], token=token)
         seconds += waited
         code = ",".join(str(error.get("code")) for error in verdict.get("errors") or [])
         detail = f"202, then {verdict.get('status')} on the worker"
@@ -105,18 +111,6 @@ def _send(stack: Stack, hostile: Hostile) -> HostileRow:
     if not ok and not detail:
         detail = f"expected {'/'.join(map(str, hostile.statuses))} {'/'.join(hostile.codes)}"
     return HostileRow(hostile.name, status, code, seconds, ok, detail, answer_seconds=reply.seconds)
-
-
-def _verdict(stack: Stack, url: str, token: str, timeout_seconds: float = 30) -> tuple[dict, float]:
-    path = urlsplit(url).path
-    started = time.perf_counter()
-    verdict: dict = {}
-    while time.perf_counter() - started < timeout_seconds:
-        verdict = client.get(stack.base_url, path, token=token).body
-        if verdict.get("status") not in (None, "pending"):
-            break
-        time.sleep(0.1)
-    return verdict, time.perf_counter() - started
 
 
 def bad_token_flood(stack: Stack) -> HostileResult:

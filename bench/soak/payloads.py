@@ -1,9 +1,11 @@
 """What the clients send: logical submissions with unique content, and the hostile inputs.
 
 Every logical submission's entry names a model of its own, so no two are byte-identical (which the site would
-refuse as `duplicate_submission`) and its entry file's SHA-256 finds its rows in the database. A fifth of each
-batch is invalid on purpose, so the rejections are exercised too: a log that never reaches the threshold
-(stored, then rejected by the worker) or a training entry with no log (refused before anything is stored).
+refuse as `duplicate_submission`) and its entry file's SHA-256 finds its rows in the database. Every valid log
+is a run of its own too (`run_rows`), since a log already on the board is refused (`log_already_submitted`).
+A fifth of each batch is invalid on purpose, so the rejections are exercised too: a log that never reaches the
+threshold (stored, then rejected by the worker) or a training entry with no log (refused before anything is
+stored).
 """
 
 from __future__ import annotations
@@ -13,6 +15,8 @@ import json
 import random
 import uuid
 from dataclasses import dataclass, field
+
+from bench.soak.client import Part
 
 TASK, TRACK = "cifar10", "train"
 # Crosses cifar10's 94.0 on its third row.
@@ -54,6 +58,14 @@ def entry_document(model: str, **overrides) -> dict:
     return document
 
 
+def run_rows(model: str) -> list[tuple[int, float, float]]:
+    """VALID_ROWS with the first row's hours drawn from `model`: a run of its own, as the board tells runs apart
+    (by the rows up to the one crossing the threshold), with the same time to accuracy."""
+    fraction = int(hashlib.sha256(model.encode()).hexdigest()[:12], 16) / 16**12
+    first_epoch, _, first_accuracy = VALID_ROWS[0]
+    return [(first_epoch, round(0.001 + 0.008 * fraction, 15), first_accuracy), *VALID_ROWS[1:]]
+
+
 def training_log(rows, *, header: str = "epoch\thours\ttop1Accuracy", extra_rows: int = 0) -> bytes:
     """A TSV log; `extra_rows` rows above the threshold follow, to make judging take longer."""
     last_epoch, last_hours, _ = rows[-1]
@@ -85,7 +97,7 @@ def batch(
         elif roll < invalid_share:
             logical = Logical(f"{phase}-{n}", _json(entry_document(model)), None, "refused")
         else:
-            log = training_log(VALID_ROWS, extra_rows=extra_rows)
+            log = training_log(run_rows(model), extra_rows=extra_rows)
             logical = Logical(f"{phase}-{n}", _json(entry_document(model)), log, "accepted")
         logical.client = n % clients
         logicals.append(logical)
@@ -112,6 +124,9 @@ class Hostile:
     log: bytes | None = None
     path: str = ""  # a GET instead of a submission
     content_length: int = 0  # a POST of headers only, announcing this many bytes
+    post_path: str = "/api/v1/submissions/"  # where the headers-only POST goes
+    extra_parts: tuple[Part, ...] = ()  # form parts after the submission's own
+    at_gunicorn: bool = False  # straight at gunicorn, around nginx: the site's own limit, not the proxy's
 
 
 def _wide_header(target_bytes: int) -> bytes:
@@ -129,6 +144,14 @@ def _many_misc_keys(count: int) -> bytes:
     head = _json(entry_document("hostile misc keys"))[:-1] + b', "misc": {'
     keys = b", ".join(b'"key%08d": 0' % n for n in range(count))
     return head + keys + b"}}"
+
+
+def form_fields(count: int) -> tuple[Part, ...]:
+    return tuple((f"field{n:04d}", b"x", None) for n in range(count))
+
+
+def small_files(count: int) -> tuple[Part, ...]:
+    return tuple((f"file{n:04d}", b"x\n", f"file{n:04d}.txt") for n in range(count))
 
 
 def hostile_inputs() -> list[Hostile]:
@@ -165,6 +188,32 @@ def hostile_inputs() -> list[Hostile]:
             log,
         ),
         Hostile("Content-Length 4 GB, headers only", (413,), ("request_too_large",), content_length=4 * 1024**3),
+        Hostile(
+            "Content-Length 4 GB, at gunicorn",
+            (413,),
+            ("request_too_large",),
+            content_length=4 * 1024**3,
+            at_gunicorn=True,
+        ),
+        # Past DATA_UPLOAD_MAX_MEMORY_SIZE (2 MiB), the limit of every path but the submissions endpoint.
+        Hostile(
+            "/admin/login/ Content-Length 30 MB",
+            (413,),
+            ("request_too_large",),
+            content_length=30_000_000,
+            post_path="/admin/login/",
+        ),
+        Hostile(
+            "/admin/login/ 30 MB, at gunicorn",
+            (413,),
+            ("request_too_large",),
+            content_length=30_000_000,
+            post_path="/admin/login/",
+            at_gunicorn=True,
+        ),
+        # The task, track, entry and log, then 1,000 more fields; the entry and log, then 148 more files.
+        Hostile("1,002 form fields", (400,), ("too_many_fields",), entry, log, extra_parts=form_fields(1000)),
+        Hostile("150 files", (400,), ("too_many_files",), entry, log, extra_parts=small_files(148)),
         Hostile("?limit=99999999999999999999999", (400,), ("invalid_limit",), path=limit_path + "9" * 23),
         Hostile("?limit=\u00b2", (400,), ("invalid_limit",), path=limit_path + "%C2%B2"),
         Hostile("/entries/1/files/%00/", (400, 404), ("",), path="/entries/1/files/%00/"),

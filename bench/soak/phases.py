@@ -58,8 +58,15 @@ class PhaseResult:
 
 def post_logical(stack: Stack, logical: Logical) -> client.Reply:
     """Post one logical submission as its client, with its Idempotency-Key."""
-    return client.post_submission(
-        stack.base_url,
+    body, headers = logical_request(stack, logical)
+    return client.request(
+        stack.base_url, "POST", client.SUBMISSIONS_PATH, body=body, headers=headers, timeout_seconds=60
+    )
+
+
+def logical_request(stack: Stack, logical: Logical) -> tuple[bytes, dict[str, str]]:
+    """The body and headers of one logical submission, as its client sends it."""
+    return client.submission_request(
         token=stack.tokens[logical.client % len(stack.tokens)],
         task=logical.task,
         track=logical.track,

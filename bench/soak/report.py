@@ -2,10 +2,22 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 from bench.soak import client
+from bench.soak.copied import CopiedResult
 from bench.soak.hostile import ANSWER_WITHIN_SECONDS, HOME_P99_UNDER_MS, HostileResult
 from bench.soak.phases import PhaseResult
 from bench.soak.schema import SchemaResult
+from bench.soak.slow import (
+    DIRECT_SECONDS,
+    READ_PATHS,
+    READER_P99_UNDER_MS,
+    TRICKLE_BYTES,
+    TRICKLE_INTERVAL_SECONDS,
+    TRICKLE_SECONDS,
+    SlowResult,
+)
 
 PHASE_COLUMNS = (
     ("phase", "<", 18),
@@ -67,9 +79,13 @@ def failures(
     throttle: HostileResult | None,
     schema: SchemaResult | None,
     stuck_at_end: int | None,
+    slow: SlowResult | None = None,
+    copied: CopiedResult | None = None,
 ) -> list[str]:
     """Why the run failed; empty when it passed."""
-    reasons = []
+    reasons = [f"slow uploads: {reason}" for reason in (slow.failures if slow else [])]
+    if copied is not None and copied.failures:
+        reasons.append(f"copied log: {copied.failures} checks missed")
     for result in phases:
         tally = result.tally
         for name in ("lost", "doubled", "stuck", "unexpected_rows", "wrong_verdict"):
@@ -102,6 +118,8 @@ def table(
     throttle: HostileResult | None,
     schema: SchemaResult | None,
     stuck_at_end: int | None,
+    slow: SlowResult | None = None,
+    copied: CopiedResult | None = None,
 ) -> str:
     lines = [header, "", _line([name for name, _, _ in PHASE_COLUMNS])]
     lines.append(_line(["-" * width for _, _, width in PHASE_COLUMNS]))
@@ -128,6 +146,10 @@ def table(
     elif throttle is not None:
         row = throttle.rows[0]
         lines += ["", f"{row.name}: {row.status} {row.code} {'yes' if row.ok else 'NO'} {row.detail}"]
+    if copied is not None:
+        lines += ["", *copied_lines(copied)]
+    if slow is not None:
+        lines += ["", *slow_lines(slow)]
     if schema is not None:
         lines.append("")
         if schema.ran:
@@ -142,3 +164,62 @@ def table(
             lines += [f"  {line}" for line in schema.detail.splitlines()[:20]]
     lines.append(f"pending anywhere at the end: {'not measured' if stuck_at_end is None else stuck_at_end}")
     return "\n".join(lines)
+
+
+def slow_lines(result: SlowResult) -> list[str]:
+    """The slow-upload rows: what became of the slow clients through nginx, and the readers meanwhile."""
+    clients = len(result.finished) + len(result.stalled)
+    rate = TRICKLE_BYTES / TRICKLE_INTERVAL_SECONDS
+    lines = [
+        f"{'slow upload, through nginx':<36}  {'answers':<48}  {'s':>5}  ok",
+        f"{'-' * 36}  {'-' * 48}  {'-' * 5}  --",
+    ]
+    tally = result.tally
+    finished_ok = all(reply.status == 202 for reply in result.finished) and tally.accepted == len(result.finished)
+    finished = f"{_statuses(result.finished)}; judged: {tally.accepted} accepted, {tally.rejected} rejected"
+    trickle = f"{TRICKLE_SECONDS:.0f} s at {rate:.0f} bytes/s"
+    lines.append(
+        _slow_row(f"{len(result.finished)} x {trickle}, then the rest", finished, result.finished, finished_ok)
+    )
+    timed_out = result.nginx_statuses[408]
+    stalled_ok = not result.rows_left_by_stalled and timed_out == len(result.stalled)
+    stalled = f"{_statuses(result.stalled)}; nginx logged 408 x{timed_out}; rows {result.rows_left_by_stalled}"
+    lines.append(_slow_row(f"{len(result.stalled)} x {trickle}, then silence", stalled, result.stalled, stalled_ok))
+    readers, direct = result.through_nginx, result.at_gunicorn
+    lines.append(
+        f"{' and '.join(READ_PATHS)} through nginx meanwhile ({clients} uploads of {result.body_bytes / 1000:.0f} KB "
+        f"held open): {len(readers.seconds)} requests, p99 {_ms(readers.p99_ms)} ms "
+        f"(goal < {READER_P99_UNDER_MS:.0f}), {readers.not_200} not 200"
+    )
+    lines.append(
+        f"contrast, not a check: the same {clients} clients straight at gunicorn for {DIRECT_SECONDS:.0f} s: "
+        f"readers {_count(len(direct.seconds), 'request')}, {direct.within_goal} within 1 s, slowest "
+        f"{_ms(max(direct.seconds, default=0) * 1000)} ms, {direct.not_200} not 200; "
+        f"rows {result.rows_left_at_gunicorn}"
+    )
+    return lines
+
+
+def _slow_row(name: str, answers: str, replies: list[client.Reply], ok: bool) -> str:
+    seconds = max((reply.seconds for reply in replies), default=0.0)
+    return f"{name:<36}  {answers:<48}  {seconds:>5.1f}  {'yes' if ok else 'NO'}"
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" + ("" if number == 1 else "s")
+
+
+def _statuses(replies: list[client.Reply]) -> str:
+    """ "202 x3", or "no answer x3" for connections closed without one."""
+    counts = Counter(reply.status for reply in replies)
+    return ", ".join(f"{status or 'no answer'} x{count}" for status, count in sorted(counts.items()))
+
+
+def copied_lines(result: CopiedResult) -> list[str]:
+    """The copied-log rows: each submission's verdict and codes, and what the database holds afterwards."""
+    lines = [f"{'copied log':<36}  {'verdict':<10}  {'codes (errors, warnings)':<44}  {'s':>5}  ok"]
+    lines.append(f"{'-' * 36}  {'-' * 10}  {'-' * 44}  {'-' * 5}  --")
+    for row in result.rows:
+        line = f"{row.name:<36}  {row.status:<10}  {row.codes[:44] or '-':<44}  {row.seconds:>5.2f}  "
+        lines.append(line + ("yes" if row.ok else "NO") + (f"  ({row.detail})" if row.detail else ""))
+    return lines

@@ -3,9 +3,10 @@
 Its own redis-server processes on free loopback ports (never the machine's shared Redis on 6379): one is the
 broker and result backend, and is stopped and started again to make the broker unreachable; the other is the
 cache (throttle counters, the page cache), which stays up, so the outage is the broker's alone. A PostgreSQL
-database of its own, dropped and created afresh. gunicorn (sync workers, two for the soak), a Celery worker
-(prefork, two children, in a process group of its own so that SIGKILL reaches the children too) and Celery beat
-for the sweep.
+database of its own, dropped and created afresh. gunicorn (sync workers, two for the soak, deploy/gunicorn.conf.py),
+a Celery worker (prefork, two children, in a process group of its own so that SIGKILL reaches the children too)
+and Celery beat for the sweep. For the soak, nginx in front of gunicorn as a deployment has it (deploy/nginx.conf,
+bench/soak/proxy.py): every request goes through it, and gunicorn trusts its X-Forwarded-For (BEHIND_TLS_PROXY).
 """
 
 from __future__ import annotations
@@ -24,21 +25,25 @@ from pathlib import Path
 
 import psycopg
 
+from bench.soak import proxy
+
 ROOT = Path(__file__).resolve().parents[2]
 VENV_BIN = ROOT / ".venv" / "bin"
 POSTGRES_HOST, POSTGRES_PORT = "127.0.0.1", 5432
 SHARED_REDIS_PORT = 6379
 SUBMITTERS = 16
-GUNICORN_OPTIONS = ("--worker-class", "sync", "--timeout", "30", "--graceful-timeout", "5")
+# The worker class and timeouts come from the deployment's file; the soak only stops faster.
+GUNICORN_OPTIONS = ("-c", str(proxy.GUNICORN_CONF), "--graceful-timeout", "5")
 WORKER_OPTIONS = ("--without-gossip", "--without-mingle")
 # Nothing kept on disk: a stopped broker loses what it held, as one that crashed does.
 REDIS_OPTIONS = ("--save", "", "--appendonly", "no", "--daemonize", "no", "--protected-mode", "yes")
 # Created in one process through the same service as `manage.py create_submitter NAME --email E --json`,
-# which costs a Django start-up per submitter.
+# which costs a Django start-up per submitter; the site's body limits come back with them, for nginx's check.
 SUBMITTERS_SCRIPT = (
-    "import json; from leaderboard.services import submitter_create; "
-    "print(json.dumps([submitter_create(name=f'soak-client-{n:02d}', email=f'soak-{n:02d}@example.org')[1] "
-    f"for n in range({SUBMITTERS})]))"
+    "import json; from django.conf import settings; from leaderboard.services import submitter_create; "
+    "print(json.dumps({'tokens': [submitter_create(name=f'soak-client-{n:02d}', email=f'soak-{n:02d}@example.org')[1] "
+    f"for n in range({SUBMITTERS})], "
+    "'body_limits': [settings.DATA_UPLOAD_MAX_MEMORY_SIZE, settings.SUBMISSION_MAX_REQUEST_BYTES]}))"
 )
 
 
@@ -90,8 +95,8 @@ def redis_ping(port: int) -> bool:
 class Stack:
     """Everything started for one run; `close()` stops all of it, whatever state it is in.
 
-    The defaults are the soak's; bench/http_bench.py runs its own settings module (the production settings plus a
-    trivial view) with four web workers and no beat.
+    The soak's stack is `Stack(proxy=True)`; bench/http_bench.py runs its own settings module (the production
+    settings plus a trivial view) with four web workers, no beat and no nginx.
     """
 
     database: str = "dawnboard_soak"
@@ -101,7 +106,9 @@ class Stack:
     beat: bool = True
     broker_port: int = 0
     cache_port: int = 0
-    web_port: int = 0
+    web_port: int = 0  # gunicorn's
+    proxy: bool = False  # nginx in front of gunicorn, all traffic through it (deploy/nginx.conf)
+    proxy_port: int = 0
     throttle_rate: str = "100000/min"
     auth_failure_rate: str = "20/min"
     workdir: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="dawnboard-stack-")))
@@ -114,13 +121,26 @@ class Stack:
         self.broker_port = self.broker_port or free_port(6391)
         self.cache_port = self.cache_port or free_port(6392)
         self.web_port = self.web_port or free_port(8391)
+        if self.proxy:
+            self.proxy_port = self.proxy_port or free_port(8392)
         if SHARED_REDIS_PORT in (self.broker_port, self.cache_port):
             raise StackError("the soak never uses the machine's shared Redis on 6379")
         self._secret_key = secrets.token_urlsafe(50)
 
     @property
     def base_url(self) -> str:
+        """Where clients connect: nginx when the stack has it, else gunicorn."""
+        return f"http://127.0.0.1:{self.proxy_port or self.web_port}"
+
+    @property
+    def gunicorn_url(self) -> str:
+        """gunicorn itself, around nginx: for the checks that compare the two."""
         return f"http://127.0.0.1:{self.web_port}"
+
+    @property
+    def proxy_prefix(self) -> Path:
+        """nginx's own directory: its rendered nginx.conf, pid file, access.log, error.log and spooled bodies."""
+        return self.workdir / "nginx"
 
     @property
     def database_url(self) -> str:
@@ -139,6 +159,8 @@ class Stack:
             "CELERY_QUEUE": "dawnboard",
             "CELERY_REFERENCE_QUEUE": "reference",
             "ALLOWED_HOSTS": "127.0.0.1,localhost",
+            # Behind nginx the client's address is X-Forwarded-For's last one, which nginx sets.
+            "BEHIND_TLS_PROXY": "true" if self.proxy else "false",
             # Plain http on the loopback: no redirect to https, cookies not marked Secure.
             "SECURE_SSL_REDIRECT": "false",
             "SESSION_COOKIE_SECURE": "false",
@@ -165,7 +187,8 @@ class Stack:
 
     @property
     def description(self) -> str:
-        processes = f"gunicorn -w {self.web_workers} (sync), a Celery worker (-c {self.judging_workers})"
+        web = f"gunicorn -w {self.web_workers} (sync)"
+        processes = f"{'nginx, ' if self.proxy else ''}{web}, a Celery worker (-c {self.judging_workers})"
         return processes + (" and beat" if self.beat else "")
 
     def start(self, *, log=print) -> None:
@@ -181,8 +204,10 @@ class Stack:
         # Production serves collectstatic's hashed files: the pages name them from its manifest.
         self._manage("collectstatic", "--noinput", "-v0", timeout_seconds=300)
         log(f"stack: database {self.database} migrated, static files collected in {time.monotonic() - started:.0f} s")
-        created = self._manage("shell", "-c", SUBMITTERS_SCRIPT, timeout_seconds=120)
-        self.tokens = json.loads(created.stdout.strip().splitlines()[-1])
+        created = json.loads(
+            self._manage("shell", "-c", SUBMITTERS_SCRIPT, timeout_seconds=120).stdout.splitlines()[-1]
+        )
+        self.tokens = created["tokens"]
         self._spawn(
             "gunicorn",
             [
@@ -196,6 +221,8 @@ class Stack:
             ],
         )
         wait_for(self._web_ready, what="gunicorn", timeout_seconds=60)
+        if self.proxy:
+            self._proxy_start(body_limits=created["body_limits"])
         self.worker_start()
         if self.beat:
             self._spawn(
@@ -212,6 +239,17 @@ class Stack:
                 ],
             )
         log(f"stack: {self.description} on {self.base_url}; {len(self.tokens)} submitters")
+
+    def _proxy_start(self, *, body_limits: list[int]) -> None:
+        """nginx on `proxy_port`, in front of gunicorn, from deploy/nginx.conf rendered into `proxy_prefix`."""
+        command = proxy.nginx_prepare(
+            prefix=self.proxy_prefix,
+            listen=f"127.0.0.1:{self.proxy_port}",
+            upstream=f"127.0.0.1:{self.web_port}",
+            body_limits=body_limits,
+        )
+        self._spawn("nginx", command)
+        wait_for(lambda: self._answers("nginx", self.proxy_port), what="nginx", timeout_seconds=30)
 
     def worker_start(self) -> None:
         self.worker_starts += 1
@@ -252,7 +290,7 @@ class Stack:
 
     def close(self) -> None:
         """Stop every process (each its whole group) and drop the database; never raises."""
-        for name in ("gunicorn", "beat", "worker", "broker", "cache"):
+        for name in ("nginx", "gunicorn", "beat", "worker", "broker", "cache"):
             try:
                 self._stop(name)
             except Exception as error:  # keep tearing down the rest
@@ -271,6 +309,7 @@ class Stack:
                 raise StackError(f"{name} exited with {process.returncode}:\n{self.log_tail(name)}")
 
     def log_tail(self, name: str, lines: int = 30) -> str:
+        """The last lines of a process's log: "gunicorn", "worker", ... or "nginx/error" (nginx's own error.log)."""
         path = self.workdir / f"{name}.log"
         return "\n".join(path.read_text(errors="replace").splitlines()[-lines:]) if path.exists() else ""
 
@@ -345,11 +384,16 @@ class Stack:
         _signal_group(process, signal.SIGKILL)  # children that outlived their parent
 
     def _web_ready(self) -> bool:
-        gunicorn = self.processes.get("gunicorn")
-        if gunicorn is None or gunicorn.poll() is not None:
-            raise StackError(f"gunicorn exited:\n{self.log_tail('gunicorn')}")
+        return self._answers("gunicorn", self.web_port)
+
+    def _answers(self, name: str, port: int) -> bool:
+        """Whether process `name`, still running, answers GET /api/v1/tasks/ with 200 on `port`."""
+        process = self.processes.get(name)
+        if process is None or process.poll() is not None:
+            errors = self.log_tail("nginx/error") if name == "nginx" else ""
+            raise StackError(f"{name} exited:\n{self.log_tail(name)}\n{errors}".rstrip())
         try:
-            with socket.create_connection(("127.0.0.1", self.web_port), timeout=1) as sock:
+            with socket.create_connection(("127.0.0.1", port), timeout=1) as sock:
                 sock.sendall(b"GET /api/v1/tasks/ HTTP/1.0\r\nHost: 127.0.0.1\r\n\r\n")
                 return b" 200 " in sock.recv(64).split(b"\r\n")[0]
         except OSError:

@@ -19,6 +19,15 @@ LEFT JOIN leaderboard_entry AS entry ON entry.submission_id = submission.id
 WHERE file.sha256 = ANY(%s)
 """
 
+# Every entry stored from a submission whose log is one of these files, whatever its status.
+ENTRIES_BY_LOG_SQL = """
+SELECT entry.id, entry.status
+FROM leaderboard_entry AS entry
+JOIN leaderboard_submittedfile AS file ON file.submission_id = entry.submission_id AND file.role = 'log'
+WHERE file.sha256 = ANY(%s)
+ORDER BY entry.id
+"""
+
 
 @dataclass
 class Row:
@@ -54,6 +63,11 @@ def rows_by_sha(connection: psycopg.Connection, shas: list[str]) -> dict[str, li
         codes = [str(error.get("code")) for error in errors or [] if isinstance(error, dict)]
         rows.setdefault(sha, []).append(Row(submission_id, status, entry_id, codes))
     return rows
+
+
+def entries_by_log(connection: psycopg.Connection, log_shas: list[str]) -> dict[int, str]:
+    """Entry id -> status (accepted, withdrawn) of the entries whose submitted log has one of these SHA-256s."""
+    return dict(connection.execute(ENTRIES_BY_LOG_SQL, (log_shas,)).fetchall())
 
 
 def pending_count(connection: psycopg.Connection, shas: list[str]) -> int:

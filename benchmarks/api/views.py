@@ -39,3 +39,5 @@ class ReferenceRunDetailView(generics.RetrieveAPIView):
 
     queryset = ReferenceRun.objects.all()
     serializer_class = ReferenceRunSerializer
+    pagination_class = None  # one object: neither paged nor filtered, in the browsable API too
+    filter_backends = []

@@ -24,7 +24,7 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
-    "rest_framework.authtoken",
+    "knox",
     "django_filters",
     "drf_spectacular",
     "drf_spectacular_sidecar",
@@ -146,6 +146,8 @@ PAGE_CACHE_STALE_SECONDS = env.int("PAGE_CACHE_STALE_SECONDS", default=10)
 SUBMISSION_MAX_FILE_BYTES = env.int("SUBMISSION_MAX_FILE_BYTES", default=64 * 1024 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024  # non-file fields only
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024  # larger files spool to disk, keeping memory bounded
+# A submission sends two files; Django refuses a form of more (`too_many_files`) as it reads the part past it.
+DATA_UPLOAD_MAX_NUMBER_FILES = 10
 # A whole request body past this is refused (413 `request_too_large`) from its Content-Length, before a byte
 # is read: room for an entry and a log of SUBMISSION_MAX_FILE_BYTES each, and 1 MiB of form fields.
 SUBMISSION_MAX_REQUEST_BYTES = env.int(
@@ -183,6 +185,22 @@ REST_FRAMEWORK = {
             "auth_failure": env("THROTTLE_AUTH_FAILURE_RATE", default="20/min"),
         }.items()
     },
+}
+
+# API tokens (django-rest-knox): only a SHA-512 digest of each token is stored, beside its first characters
+# (`token_key`: the "dawn_" prefix and 10 more) by which staff recognise it in the admin. A token expires
+# TOKEN_TTL_DAYS after it is issued; `manage.py rotate_token NAME` issues a new one. Clients send
+# `Authorization: Token <token>`. Expiry is never pushed back by use (AUTO_REFRESH): a token dies on its date.
+TOKEN_TTL_DAYS = env.int("TOKEN_TTL_DAYS", default=365)
+REST_KNOX = {
+    "TOKEN_TTL": timedelta(days=TOKEN_TTL_DAYS),
+    "TOKEN_PREFIX": "dawn_",
+    "AUTH_HEADER_PREFIX": "Token",
+    "AUTO_REFRESH": False,
+    # Stated, not left to knox's defaults: every stored digest (migrated tokens' too) is of this hash, and a
+    # new token is 64 hex characters after its prefix, 256 random bits.
+    "SECURE_HASH_ALGORITHM": "hashlib.sha512",
+    "AUTH_TOKEN_CHARACTER_LENGTH": 64,
 }
 
 SPECTACULAR_SETTINGS = {

@@ -53,6 +53,8 @@ class IngestResult:
     results: Results
     curve: list[CurvePoint] = field(default_factory=list)
     log_row_count: int = 0
+    # What identifies the run behind a training log however it is written (TrainingLog.rows_sha256).
+    log_rows_sha256: str = ""
     warnings: list[Issue] = field(default_factory=list)
     accepted = True
 
@@ -155,6 +157,7 @@ def validate_submission(
         results=_training_results(checked, training_log, crossing),
         curve=_curve(training_log, crossing),
         log_row_count=len(training_log),
+        log_rows_sha256=training_log.rows_sha256(through=crossing),
         warnings=warnings,
     )
 

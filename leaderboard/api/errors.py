@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from django.http import JsonResponse
+from django.conf import settings
+from django.core.exceptions import PermissionDenied as DjangoPermissionDenied
+from django.core.exceptions import TooManyFieldsSent, TooManyFilesSent
+from django.http import Http404, JsonResponse
+from django.views.defaults import bad_request as django_bad_request
 from django.views.defaults import page_not_found
 from rest_framework import exceptions, status
 from rest_framework.response import Response
@@ -17,6 +21,12 @@ UPLOAD_HINT = (
 
 
 def envelope_exception_handler(exc, context):
+    # As DRF's own handler does, but before the issues are read off the exception: a view's Http404 (say from
+    # get_object_or_404) is then `not_found` with its message, not `error` with the repr of DRF's answer.
+    if isinstance(exc, Http404):
+        exc = exceptions.NotFound(*exc.args)
+    elif isinstance(exc, DjangoPermissionDenied):
+        exc = exceptions.PermissionDenied(*exc.args)
     response = exception_handler(exc, context)
     if response is None:
         return None
@@ -26,6 +36,36 @@ def envelope_exception_handler(exc, context):
 
 def rejected_response(errors: list[dict], *, http_status: int = status.HTTP_400_BAD_REQUEST, **extra) -> Response:
     return Response({"status": "rejected", "errors": errors, **extra}, status=http_status)
+
+
+# Django refuses these forms before any view runs (DATA_UPLOAD_MAX_NUMBER_FIELDS, DATA_UPLOAD_MAX_NUMBER_FILES).
+FORM_LIMIT_CODES = {
+    TooManyFieldsSent: (
+        "too_many_fields",
+        "The form has more than {limit:,} fields (DATA_UPLOAD_MAX_NUMBER_FIELDS); a submission sends two: task and "
+        "track.",
+        "DATA_UPLOAD_MAX_NUMBER_FIELDS",
+    ),
+    TooManyFilesSent: (
+        "too_many_files",
+        "The form has more than {limit:,} files (DATA_UPLOAD_MAX_NUMBER_FILES); a submission sends at most two: "
+        "entry and log.",
+        "DATA_UPLOAD_MAX_NUMBER_FILES",
+    ),
+}
+
+
+def bad_request(request, exception=None):
+    """Django's handler400: under /api/ the envelope, with a code for a form over Django's limits."""
+    if not request.path.startswith(API_PREFIX):
+        return django_bad_request(request, exception)
+    code, message, setting = "bad_request", "The request could not be read.", None
+    for kind, (kind_code, template, kind_setting) in FORM_LIMIT_CODES.items():
+        if isinstance(exception, kind):
+            code, message, setting = kind_code, template, kind_setting
+    if setting is not None:
+        message = message.format(limit=getattr(settings, setting))
+    return JsonResponse({"status": "rejected", "errors": [{"code": code, "message": message}]}, status=400)
 
 
 def not_found(request, exception=None):

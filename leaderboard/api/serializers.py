@@ -106,6 +106,7 @@ class ApiEndpointsSerializer(serializers.Serializer):
     submission = serializers.CharField(help_text="With {id} to fill in.")
     entries = serializers.URLField()
     entry = serializers.CharField(help_text="With {id} to fill in.")
+    entry_file = serializers.CharField(help_text="With {id} and {role} (entry or log) to fill in.")
     leaderboard = serializers.CharField(help_text="With {task} and {metric} to fill in.")
     tasks = serializers.URLField()
     reference_runs = serializers.URLField()
@@ -182,10 +183,21 @@ class CurvePointSerializer(serializers.ModelSerializer):
         fields = ["position", "line", "epoch", "hours", "metric"]
 
 
-class SubmittedFileSerializer(serializers.ModelSerializer):
-    class Meta:
-        model = SubmittedFile
-        fields = ["role", "name", "sha256", "size_bytes"]
+class ShownFileSerializer(serializers.Serializer):
+    """An entry's file as the reader is given it (leaderboard.selectors.ShownFile)."""
+
+    role = serializers.ChoiceField(choices=SubmittedFile.Role.choices)
+    name = serializers.CharField()
+    sha256 = serializers.CharField(help_text="Of the file this reader downloads from `url`.")
+    size_bytes = serializers.IntegerField()
+    as_published = serializers.BooleanField(
+        help_text="true: the entry JSON as published, without the author's e-mail address (written afresh, so "
+        "that neither its digest nor its size tells anything of the address); false: the file as uploaded, which "
+        "only staff and the entry's submitter are given of an entry JSON."
+    )
+    url = serializers.URLField(
+        allow_null=True, help_text="Download it (the API takes your token here); null for a withdrawn entry."
+    )
 
 
 class LatencyPercentilesSerializer(serializers.Serializer):
@@ -215,7 +227,7 @@ class EntryDetailSerializer(EntrySerializer):
     latency_percentiles_ms = serializers.SerializerMethodField(
         help_text="Latency percentiles measured by Dawnboard's inference harness; null for other entries."
     )
-    files = SubmittedFileSerializer(source="submission.files", many=True, read_only=True)
+    files = serializers.SerializerMethodField(help_text="The entry's files as this reader is given them.")
     threshold = serializers.DecimalField(
         source="task_version.threshold", max_digits=10, decimal_places=4, read_only=True
     )
@@ -241,6 +253,23 @@ class EntryDetailSerializer(EntrySerializer):
             del data["author_email"]
             data["claimed"] = selectors.public_claimed(data["claimed"])
         return data
+
+    @extend_schema_field(ShownFileSerializer(many=True))
+    def get_files(self, entry: Entry) -> list[dict]:
+        request = self.context.get("request")
+        absolute = request.build_absolute_uri if request is not None else str
+        withdrawn = entry.status == Entry.Status.WITHDRAWN
+        return [
+            {
+                "role": shown.role,
+                "name": shown.name,
+                "sha256": shown.sha256,
+                "size_bytes": shown.size_bytes,
+                "as_published": shown.as_published,
+                "url": None if withdrawn else absolute(reverse("api:entry-file", args=[entry.id, shown.role])),
+            }
+            for shown in selectors.entry_files_shown(entry, user=getattr(request, "user", None))
+        ]
 
     def get_cost_policies(self, entry: Entry) -> list[dict]:
         return [

@@ -10,6 +10,7 @@ urlpatterns = [
     path("submissions/<int:pk>/", views.SubmissionDetailView.as_view(), name="submission-detail"),
     path("entries/", views.EntryListView.as_view(), name="entry-list"),
     path("entries/<int:pk>/", views.EntryDetailView.as_view(), name="entry-detail"),
+    path("entries/<int:pk>/files/<str:role>/", views.EntryFileView.as_view(), name="entry-file"),
     path("leaderboards/<slug:task>/<slug:metric>/", views.LeaderboardView.as_view(), name="leaderboard"),
     path("tasks/", views.TaskListView.as_view(), name="task-list"),
 ]

@@ -9,7 +9,8 @@ from urllib.parse import urlencode
 from django.http import HttpResponse
 from django.urls import reverse
 from django_filters import rest_framework as filters
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import generics, status, throttling
 from rest_framework.exceptions import ErrorDetail, NotFound, PermissionDenied, ValidationError
 from rest_framework.parsers import FormParser, MultiPartParser
@@ -31,8 +32,9 @@ from leaderboard.api.serializers import (
     SubmissionVerdictSerializer,
     TaskSerializer,
 )
+from leaderboard.downloads import file_download
 from leaderboard.forms import whole_number
-from leaderboard.models import Entry, Submission, Task
+from leaderboard.models import Entry, Submission, SubmittedFile, Task
 from leaderboard.page_cache import cached_value
 from leaderboard.services import (
     IdempotencyKeyReused,
@@ -220,6 +222,10 @@ class EntryDetailView(generics.RetrieveAPIView):
     its author's e-mail too, so theirs is read afresh)."""
 
     serializer_class = EntryDetailSerializer
+    # One object, neither paged nor filtered: with a paginator, the browsable API takes a document with a
+    # `results` key for a page of a list and asks for a queryset to draw a filter form (a 500 under text/html).
+    pagination_class = None
+    filter_backends = []
 
     def get_object(self):
         try:
@@ -232,6 +238,33 @@ class EntryDetailView(generics.RetrieveAPIView):
             return super().retrieve(request, *args, **kwargs)
         compute = lambda: super(EntryDetailView, self).retrieve(request, *args, **kwargs).data  # noqa: E731
         return cached_document(request, kind="entry", parameters={"id": self.kwargs["pk"]}, compute=compute)
+
+
+class EntryFileView(APIView):
+    """An accepted entry's file, `entry` (its JSON) or `log` (its TSV log), as the site's page serves it but with
+    your token: the entry JSON as uploaded to its submitter and the site's staff, and as published (without
+    the author's e-mail address) to everyone else; the log as uploaded to anyone."""
+
+    @extend_schema(
+        responses={
+            (200, "application/json"): OpenApiResponse(OpenApiTypes.BINARY, description="The entry JSON."),
+            (200, "text/tab-separated-values"): OpenApiResponse(OpenApiTypes.BINARY, description="The log."),
+            404: OpenApiResponse(description="No accepted entry has this id, or it has no such file."),
+        }
+    )
+    def get(self, request, pk: int, role: str):
+        try:
+            shown = selectors.entry_file_shown(entry_id=pk, role=role, user=request.user)
+        except SubmittedFile.DoesNotExist:
+            raise NotFound(
+                f"No accepted entry {pk} has a file `{role}`: the files are `entry` and, for training, `log`.",
+                code="not_found",
+            ) from None
+        return file_download(shown.content, name=shown.name, role=shown.role)
+
+    def perform_content_negotiation(self, request, force=False):
+        """A file is sent whatever the reader accepts; an error in the envelope, as JSON."""
+        return super().perform_content_negotiation(request, force=True)
 
 
 class LeaderboardView(APIView):
@@ -382,6 +415,7 @@ class ApiRootView(APIView):
                     "submission": absolute("api:submission-create", "{id}/"),
                     "entries": absolute("api:entry-list"),
                     "entry": absolute("api:entry-list", "{id}/"),
+                    "entry_file": absolute("api:entry-list", "{id}/files/{role}/"),
                     "leaderboard": absolute("api:root", "leaderboards/{task}/{metric}/"),
                     "tasks": absolute("api:task-list"),
                     "reference_runs": absolute("benchmarks-api:reference-run-create"),

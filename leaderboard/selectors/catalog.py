@@ -10,8 +10,13 @@ from leaderboard.models import TaskVersion
 
 def task_catalog() -> dict[str, dict[str, TaskRules]]:
     """Every task version's rules, keyed by task slug then by the `version` an entry names."""
+    return catalog_of(TaskVersion.objects.select_related("task"))
+
+
+def catalog_of(versions) -> dict[str, dict[str, TaskRules]]:
+    """The catalog of these TaskVersion rows (with their task), of the model as it is or as a migration has it."""
     catalog: dict[str, dict[str, TaskRules]] = {}
-    for version in TaskVersion.objects.select_related("task"):
+    for version in versions:
         catalog.setdefault(version.task.slug, {})[version.version] = TaskRules(
             task_slug=version.task.slug,
             version=version.version,

@@ -4,6 +4,7 @@ its files, its reproductions, and who may read its author's e-mail."""
 from __future__ import annotations
 
 import datetime
+import hashlib
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -96,12 +97,66 @@ def entries_for_comparison(*, entry_ids: list[int]) -> list[Entry]:
     return [by_id[entry_id] for entry_id in entry_ids if entry_id in by_id]
 
 
-def submitted_file(*, entry_id: int, role: str) -> SubmittedFile:
-    """An accepted entry's file, content and all; a role that is no role (a NUL, say) is never queried."""
+@dataclass(frozen=True)
+class ShownFile:
+    """An entry's file as one reader is given it.
+
+    The log as uploaded. The entry JSON as uploaded to staff and its submitter; to everyone else as published
+    (`as_published`): without its private fields, written afresh, so that nothing shown of it, its digest and
+    size included, is a function of the author's address (a digest of the upload would confirm a guessed one).
+    """
+
+    role: str
+    name: str
+    sha256: str
+    size_bytes: int
+    as_published: bool
+    content: bytes | None = None  # read only to be downloaded
+
+
+def entry_files_shown(entry: Entry, *, user) -> list[ShownFile]:
+    """An entry's files, their contents left unread but the published entry's, as `user` is shown them."""
+    original = author_email_visible(entry=entry, user=user)
+    return [_shown(file, entry=entry, original=original, content=False) for file in entry.submission.files.all()]
+
+
+def entry_file_shown(*, entry_id: int, role: str, user) -> ShownFile:
+    """An accepted entry's file, contents and all, as `user` may download it; a role that is no role (a NUL,
+    say) is never queried. Raises SubmittedFile.DoesNotExist."""
     if role not in SubmittedFile.Role.values:
         raise SubmittedFile.DoesNotExist(f"No file has the role {role!r}.")
-    return SubmittedFile.objects.get(
+    stored = SubmittedFile.objects.select_related("submission__entry").get(
         submission__entry__id=entry_id, submission__entry__status=Entry.Status.ACCEPTED, role=role
+    )
+    entry = stored.submission.entry
+    return _shown(stored, entry=entry, original=author_email_visible(entry=entry, user=user), content=True)
+
+
+def published_entry_bytes(claimed: dict) -> bytes:
+    """The entry JSON as published: its document less the private fields, written by the format's writer."""
+    from dawnboard.formats.dawnbench import write_entry  # with the log reader, pandas: not for every read command
+
+    return write_entry(public_claimed(claimed))
+
+
+def _shown(stored: SubmittedFile, *, entry: Entry, original: bool, content: bool) -> ShownFile:
+    if stored.role == SubmittedFile.Role.ENTRY and not original:
+        published = published_entry_bytes(entry.claimed)
+        return ShownFile(
+            role=stored.role,
+            name=stored.name,
+            sha256=hashlib.sha256(published).hexdigest(),
+            size_bytes=len(published),
+            as_published=True,
+            content=published,
+        )
+    return ShownFile(
+        role=stored.role,
+        name=stored.name,
+        sha256=stored.sha256,
+        size_bytes=stored.size_bytes,
+        as_published=False,
+        content=bytes(stored.content) if content else None,
     )
 
 

@@ -1,19 +1,22 @@
 """Judging a stored submission: the ingest's verdict, recorded; an accepted one stored as an Entry.
 
 Idempotent, so a message delivered twice (a worker lost, a sweep) changes nothing the second time. Files
-byte-identical to an accepted entry are refused (`duplicate_submission`), a database constraint backing the
-check when two copies are judged at once.
+byte-identical to an accepted entry are refused (`duplicate_submission`), and so is a training log already on
+the board under another submitter's entry, as sent or rewritten (`log_already_submitted`); a submitter's own
+log sent again with corrected metadata replaces their entry. Database constraints back both checks when two
+copies are judged at once.
 """
 
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 
-from dawnboard.errors import ErrorCode, Issue
+from dawnboard.errors import ErrorCode, Issue, WarningCode
 from dawnboard.ingest import validate_dawnbench_files
 from dawnboard.results import Results
 from dawnboard.validation import IngestRejection, IngestResult
@@ -68,23 +71,49 @@ def submission_judge(*, submission_id: int, source_name: str = "") -> str:
         if submission.status != Submission.Status.PENDING:
             return submission.status
         files = {file.role: file for file in submission.files.all()}
+        log = files.get(SubmittedFile.Role.LOG)
         verdict = files_verdict(
             task_slug=submission.task_slug,
             track=submission.track,
             entry=_as_upload(files.get(SubmittedFile.Role.ENTRY)),
-            log=_as_upload(files.get(SubmittedFile.Role.LOG)),
+            log=_as_upload(log),
         )
+        claim = LogClaim()
+        if verdict.accepted:
+            claim = log_claim(
+                task_slug=submission.task_slug,
+                submitter_id=submission.submitter_id,
+                verdict=verdict,
+                log_sha256=log.sha256 if log else "",
+            )
+            verdict = replace(verdict, warnings=verdict.warnings + claim.warnings)
         submission.warnings = [issue.as_dict() for issue in verdict.warnings]
         submission.decided_at = timezone.now()
-        errors = [] if not verdict.accepted else _duplicate_of_accepted(submission)
+        errors = [] if not verdict.accepted else _duplicate_of_accepted(submission) or claim.errors
         if verdict.accepted and not errors:
             try:
-                with transaction.atomic():  # a savepoint: the constraint may find a copy accepted meanwhile
+                with transaction.atomic():  # a savepoint: the constraints may find a copy accepted meanwhile
+                    if claim.replaces is not None:
+                        claim.replaces.status = Entry.Status.WITHDRAWN
+                        claim.replaces.save(update_fields=["status"])
                     submission.status = Submission.Status.ACCEPTED
                     submission.save(update_fields=["status", "warnings", "decided_at"])
-                    _entry_store(submission=submission, verdict=verdict, source_name=source_name)
+                    _entry_store(
+                        submission=submission,
+                        verdict=verdict,
+                        source_name=source_name,
+                        log_sha256=log.sha256 if log and verdict.log_rows_sha256 else "",
+                    )
             except IntegrityError:
-                errors = _duplicate_of_accepted(submission)
+                errors = (
+                    _duplicate_of_accepted(submission)
+                    or log_claim(
+                        task_slug=submission.task_slug,
+                        submitter_id=None,  # taken meanwhile: whoever's it is, it is not this one's to replace
+                        verdict=verdict,
+                        log_sha256=log.sha256 if log else "",
+                    ).errors
+                )
                 if not errors:
                     raise
         if not verdict.accepted or errors:
@@ -164,6 +193,55 @@ def duplicate_of_accepted(
     return [{**issue.as_dict(), "entry_id": first.id}]
 
 
+@dataclass(frozen=True)
+class LogClaim:
+    """What the board says of a training log: free (nothing), another's entry (`errors`), or the same
+    submitter's entry, which the new one replaces (`replaces`, withdrawn when the new one is stored)."""
+
+    errors: list[dict] = field(default_factory=list)
+    replaces: Entry | None = None
+    warnings: list[Issue] = field(default_factory=list)
+
+
+def log_claim(*, task_slug: str, submitter_id: int | None, verdict: IngestResult, log_sha256: str) -> LogClaim:
+    """Whether the run behind an accepted verdict's log is already on the task's board, and whose it is.
+
+    A log counts as on the board when an accepted entry of the task holds its bytes or its rows as read
+    (`IngestResult.log_rows_sha256`: the same run rewritten with other spacing, line ends, column order or
+    number formatting). The submitter's own entry is replaced; anyone else's (an import's, a reference
+    run's, another submitter's) refuses the log with `log_already_submitted`, naming that entry.
+    """
+    rows_sha256 = verdict.log_rows_sha256
+    if not rows_sha256:
+        return LogClaim()
+    holder = (
+        Entry.objects.accepted()
+        .filter(task__slug=task_slug)
+        .filter(Q(log_sha256=log_sha256) | Q(log_rows_sha256=rows_sha256))
+        .select_related("submission")
+        .order_by("id")
+        .first()
+    )
+    if holder is None:
+        return LogClaim()
+    if submitter_id is not None and holder.submission.submitter_id == submitter_id:
+        note = Issue(
+            WarningCode.REPLACES_ENTRY,
+            f"Your entry {holder.id} has the same log (see /entries/{holder.id}/): it is withdrawn and this entry "
+            "replaces it on the board.",
+            field="log",
+        )
+        return LogClaim(replaces=holder, warnings=[note])
+    how = "is byte-identical to" if holder.log_sha256 == log_sha256 else "holds the same rows as"
+    issue = Issue(
+        ErrorCode.LOG_ALREADY_SUBMITTED,
+        f"This log {how} the log of entry {holder.id}, already on the {task_slug} board (see "
+        f"/entries/{holder.id}/) and not yours: a run is ranked once, under the entry that submitted it.",
+        field="log",
+    )
+    return LogClaim(errors=[{**issue.as_dict(), "entry_id": holder.id}])
+
+
 def files_verdict(
     *, task_slug: str, track: str, entry: Upload | None, log: Upload | None
 ) -> IngestResult | IngestRejection:
@@ -213,7 +291,7 @@ def submission_store(
     return submission
 
 
-def _entry_store(*, submission: Submission, verdict: IngestResult, source_name: str) -> Entry:
+def _entry_store(*, submission: Submission, verdict: IngestResult, source_name: str, log_sha256: str) -> Entry:
     document, results = verdict.entry, verdict.results
     version = _task_version_for(task_slug=verdict.rules.task_slug, version=verdict.rules.version)
     entry = Entry.objects.create(
@@ -247,6 +325,8 @@ def _entry_store(*, submission: Submission, verdict: IngestResult, source_name: 
         **_measured_latency_percentiles(submission),
         inference_cost_usd_per_10k=results.inference_cost_usd_per_10k,
         log_row_count=verdict.log_row_count,
+        log_sha256=log_sha256,
+        log_rows_sha256=verdict.log_rows_sha256,
     )
     CurvePoint.objects.bulk_create(
         [

@@ -24,6 +24,7 @@ from leaderboard.services.judging import (
     duplicate_of_accepted,
     files_digest_of,
     files_verdict,
+    log_claim,
     submission_judge,
     submission_outcome,
     submission_store,
@@ -94,8 +95,16 @@ def submission_create(
         if not verdict.accepted:
             return outcome
         digest = files_digest_of(task_slug=task_slug, track=track, entry=entry, log=log)
-        duplicate = duplicate_of_accepted(task_slug=task_slug, track=track, files_digest=digest)
-        return replace(outcome, status="rejected", errors=duplicate, results=None) if duplicate else outcome
+        claim = log_claim(
+            task_slug=task_slug,
+            submitter_id=submitter.id if submitter else None,
+            verdict=verdict,
+            log_sha256=log.sha256 if log else "",
+        )
+        refused = duplicate_of_accepted(task_slug=task_slug, track=track, files_digest=digest) or claim.errors
+        if refused:
+            return replace(outcome, status="rejected", errors=refused, results=None)
+        return replace(outcome, warnings=outcome.warnings + [issue.as_dict() for issue in claim.warnings])
 
     problems = check_request(
         task_slug=task_slug, track=track, has_entry=entry is not None, has_log=log is not None, catalog=task_catalog()

@@ -5,11 +5,35 @@ from __future__ import annotations
 import json
 
 from django import template
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
 
 from dawnboard import display
 from dawnboard.links import is_web_link
 
 register = template.Library()
+
+# Unicode's explicit directional formatting characters (the Bidi_Control property): embeddings, overrides,
+# isolates and marks. One in an entry's text would reorder the page around it, were it not isolated.
+BIDI_CONTROLS = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
+_WITHOUT_BIDI_CONTROLS = {ord(character): None for character in BIDI_CONTROLS}
+_BIDI_CONTROLS_AS_JSON_ESCAPES = {ord(character): f"\\u{ord(character):04x}" for character in BIDI_CONTROLS}
+
+
+@register.filter
+def user_text(value) -> SafeString | str:
+    """Text someone else wrote (an entry's author, model, hardware...), escaped and isolated in `<bdi>`: its
+    direction is its own, and a right-to-left override in it cannot reorder the page around it."""
+    if value is None or value == "":
+        return ""
+    return format_html("<bdi>{}</bdi>", value)
+
+
+@register.filter
+def bidi_free(value) -> str:
+    """Someone else's text without directional controls, where no element can isolate it: the page's title,
+    an attribute. Escaped by the template as usual."""
+    return "" if value is None else str(value).translate(_WITHOUT_BIDI_CONTROLS)
 
 
 @register.filter
@@ -86,5 +110,6 @@ def threshold(value, scale: str = "percent") -> str:
 
 @register.filter
 def as_json(value) -> str:
-    """A JSON value pretty-printed as JSON (not as Python's repr)."""
-    return json.dumps(value, indent=2, ensure_ascii=False)
+    """A JSON value pretty-printed as JSON (not as Python's repr); a directional control in a string is written
+    as its escape (the same JSON), so that it cannot turn the text around it."""
+    return json.dumps(value, indent=2, ensure_ascii=False).translate(_BIDI_CONTROLS_AS_JSON_ESCAPES)

@@ -63,3 +63,5 @@ class InstanceTypeListView(generics.ListAPIView):
 class InstanceTypeDetailView(generics.RetrieveAPIView):
     serializer_class = InstanceTypeDetailSerializer
     queryset = InstanceType.objects.select_related("provider").prefetch_related("quotes")
+    pagination_class = None  # one object: neither paged nor filtered, in the browsable API too
+    filter_backends = []

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from django.contrib.auth import get_user_model
-from rest_framework.authtoken.models import Token
+from knox.models import AuthToken
 from rest_framework.test import APIClient
 
 from benchmarks.models import ReferenceRun
@@ -19,7 +19,8 @@ def staff_client(settings, tmp_path) -> APIClient:
     settings.REFERENCE_DATA_DIR = str(tmp_path / "data")
     user = get_user_model().objects.create_user("staff", password="x", is_staff=True)
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    _, token = AuthToken.objects.create(user=user)
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
     return client
 
 

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 from django.core.management.base import CommandError
-from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
 
 from leaderboard.models import CurvePoint, Entry, Submission, SubmittedFile, Submitter
 from tests.factories import entry_bytes, training_log
@@ -209,8 +209,10 @@ def test_leaderboard_rejects_an_unknown_task(db):
 def test_create_submitter_prints_a_working_token(db):
     document = run_json("create_submitter", "fast-team", "--email", "fast@example.org")
 
-    submitter = Submitter.objects.get(name="fast-team")
-    assert Token.objects.get(user=submitter.user).key == document["token"]
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {document['token']}")
+    assert Submitter.objects.filter(name="fast-team").exists()
+    assert client.get("/api/v1/submissions/").status_code == 200
 
 
 def test_create_submitter_refuses_a_duplicate_name(db):

@@ -120,7 +120,7 @@ def test_a_given_code_link_is_shown_not_not_given(client, api_client):
 
     html = client.get(f"/entries/{Entry.objects.get().id}/").content.decode()
 
-    assert 'href="https://example.com/code"' in html and "<code>abc123</code>" in html
+    assert 'href="https://example.com/code"' in html and "<code><bdi>abc123</bdi></code>" in html
     assert html.count("not given</span></td></tr>") == 1  # the log file name alone
 
 

@@ -76,6 +76,39 @@ def test_a_body_over_the_limit_is_refused_from_its_content_length_unread(api_cli
     assert "SUBMISSION_MAX_REQUEST_BYTES" in error["message"]
 
 
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("POST", "/admin/login/"),  # a CSRF-protected form: Django would spool the body to find the token
+        ("POST", "/api/v1/reference-runs/"),  # a JSON body of a few fields
+        ("POST", "/api/v1/submissions/5/"),  # only the submissions endpoint itself takes files
+        ("PUT", "/"),
+        ("GET", "/api/v1/entries/"),
+    ],
+)
+def test_every_other_path_is_refused_past_the_form_limit_from_its_content_length_unread(client, method, path):
+    size = 30 * 1024 * 1024  # the probe's anonymous 30 MB multipart body; the 10 bytes sent are never read
+
+    response = client.generic(
+        method, path, b"0123456789", content_type="multipart/form-data; boundary=x", CONTENT_LENGTH=str(size)
+    )
+
+    assert response.status_code == 413
+    [error] = response.json()["errors"]
+    assert error["code"] == "request_too_large"
+    assert f"{settings.DATA_UPLOAD_MAX_MEMORY_SIZE:,} bytes (DATA_UPLOAD_MAX_MEMORY_SIZE" in error["message"]
+
+
+def test_the_submissions_endpoint_takes_a_body_past_the_form_limit_to_its_view(client):
+    """Anonymous, it is refused by the view, which reads no body before it knows the sender."""
+    response = client.generic(
+        "POST", SUBMISSIONS_URL, b"0123456789", content_type="multipart/form-data; boundary=x",
+        CONTENT_LENGTH=str(30 * 1024 * 1024),
+    )  # fmt: skip
+
+    assert response.status_code == 401
+
+
 def test_the_request_limit_leaves_room_for_two_files_of_the_file_limit():
     assert settings.SUBMISSION_MAX_REQUEST_BYTES >= 2 * settings.SUBMISSION_MAX_FILE_BYTES
 
@@ -145,9 +178,10 @@ def test_a_chunked_body_under_the_limit_reaches_django_whole(wsgi_application):
 
 
 @pytest.mark.urls(__name__)
+@override_settings(FILE_UPLOAD_MAX_MEMORY_SIZE=1000)  # spooled at 1 kB, under any path's body limit
 def test_a_spooled_upload_goes_to_the_upload_directory_and_is_deleted_with_the_response(client):
     spooled_paths.clear()
-    upload = SimpleUploadedFile("big.tsv", b"x" * (settings.FILE_UPLOAD_MAX_MEMORY_SIZE + 1))
+    upload = SimpleUploadedFile("big.tsv", b"x" * 1001)
 
     response = client.post("/spool/", {"file": upload})
 
@@ -158,9 +192,10 @@ def test_a_spooled_upload_goes_to_the_upload_directory_and_is_deleted_with_the_r
 
 
 @pytest.mark.urls(__name__)
+@override_settings(FILE_UPLOAD_MAX_MEMORY_SIZE=1000)  # spooled at 1 kB, under any path's body limit
 def test_a_spooled_upload_is_deleted_even_when_the_worker_is_stopped_mid_request(client):
     spooled_paths.clear()
-    upload = SimpleUploadedFile("big.tsv", b"x" * (settings.FILE_UPLOAD_MAX_MEMORY_SIZE + 1))
+    upload = SimpleUploadedFile("big.tsv", b"x" * 1001)
 
     with pytest.raises(SystemExit):
         client.post("/spool-then-die/", {"file": upload})

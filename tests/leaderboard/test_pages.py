@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import hashlib
 import io
 import json
 import re
@@ -227,9 +228,10 @@ def test_entry_page_links_the_files_exactly_as_submitted(client, sample, sample_
     log = client.get(f"/entries/{entry.id}/files/log/")
 
     assert f"/entries/{entry.id}/files/log/" in html
-    # The entry JSON holds the author's e-mail: no public link, and the download is refused to the public.
-    assert f"/entries/{entry.id}/files/entry/" not in html
-    assert client.get(f"/entries/{entry.id}/files/entry/").status_code == 403
+    # The entry JSON holds the author's e-mail: the public downloads it as published, without the address.
+    published = client.get(f"/entries/{entry.id}/files/entry/")
+    assert f"/entries/{entry.id}/files/entry/" in html and published.status_code == 200
+    assert "authorEmail" not in json.loads(published.content) and hashlib.sha256(published.content).hexdigest() in html
     assert log["Content-Disposition"].startswith("attachment")
     assert log.content == (sample_dir / "CIFAR10" / "train" / "KRes34_1GTX1080Ti_pytorch.tsv").read_bytes()
     assert "byte_order_mark" in html and "crlf_line_endings" in html

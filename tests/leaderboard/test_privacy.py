@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import hashlib
+import json
+
 import pytest
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
 from dawnboard.metrics import LEADERBOARD_METRICS
 from leaderboard.models import Entry
-from tests.factories import SubmitterFactory, entry_bytes, inference_document
+from tests.factories import SubmitterFactory, entry_bytes, inference_document, training_log
 from tests.leaderboard.api.helpers import json_bytes, submit
 
 pytestmark = pytest.mark.django_db
@@ -43,7 +46,7 @@ def public_addresses(entries: list[Entry]) -> list[str]:
 def test_no_public_page_export_or_api_answer_shows_an_author_email(client, entries):
     for address in public_addresses(entries):
         response = client.get(address)
-        assert response.status_code == (403 if "/files/entry/" in address else 200), address
+        assert response.status_code == 200, address
         body = response.getvalue().decode()  # getvalue(): exports are streamed
         assert TRAINING_EMAIL not in body and INFERENCE_EMAIL not in body, address
 
@@ -99,9 +102,84 @@ def test_the_public_entry_page_stays_without_it_after_staff_have_looked(client, 
 
 
 def test_the_entry_file_as_submitted_is_downloaded_by_staff_and_its_submitter_only(client, entries):
-    """It holds the e-mail and must keep its bytes (its sha256 is shown), so it is not served to the public."""
+    """Anyone else downloads it as published: the same document without the address."""
     address = f"/entries/{entries[0].id}/files/entry/"
-    assert client.get(address).status_code == 403
+    public = client.get(address)
+    assert public.status_code == 200 and TRAINING_EMAIL.encode() not in public.content
+    uploaded = json.loads(entry_bytes(author=AUTHOR, authorEmail=TRAINING_EMAIL))
+    assert json.loads(public.content) == {name: value for name, value in uploaded.items() if name != "authorEmail"}
     client.force_login(entries[0].submission.submitter.user)
     owned = client.get(address)
-    assert owned.status_code == 200 and TRAINING_EMAIL.encode() in owned.content
+    assert owned.status_code == 200 and owned.content == bytes(entries[0].submission.files.get(role="entry").content)
+
+
+# The probe: the public digest and size of an upload confirm a guessed address offline. Rebuild the file with each
+# guess, hash it, compare; with the file as published there is nothing to compare against.
+def _digest_of_a_rebuilt_upload(email: str) -> tuple[str, int]:
+    rebuilt = entry_bytes(author=AUTHOR, authorEmail=email)
+    return hashlib.sha256(rebuilt).hexdigest(), len(rebuilt)
+
+
+def test_no_public_digest_or_size_confirms_a_guessed_address(client, entries):
+    detail = client.get(f"/api/v1/entries/{entries[0].id}/").json()
+    page = client.get(f"/entries/{entries[0].id}/").content.decode()
+    [entry_file] = [file for file in detail["files"] if file["role"] == "entry"]
+    digest, size = _digest_of_a_rebuilt_upload(TRAINING_EMAIL)  # the right guess
+
+    assert entry_file["as_published"] is True
+    assert digest not in page and digest not in json.dumps(detail)
+    assert (entry_file["sha256"], entry_file["size_bytes"]) != (digest, size)
+    # Nor does the size tell the address's length: another address gives the same published file.
+    other = SubmitterFactory()
+    other_client = APIClient()
+    other_client.credentials(HTTP_AUTHORIZATION=f"Token {other.token}")
+    assert (
+        submit(other_client, entry=entry_bytes(author=AUTHOR, authorEmail="x@y.z"), log=training_log()).status_code
+        == 201
+    )
+    twin = Entry.objects.latest("id")
+    [twin_file] = [
+        file for file in client.get(f"/api/v1/entries/{twin.id}/").json()["files"] if file["role"] == "entry"
+    ]
+    assert (twin_file["sha256"], twin_file["size_bytes"]) == (entry_file["sha256"], entry_file["size_bytes"])
+
+
+def test_the_published_digest_is_the_digest_of_the_published_download(client, entries):
+    [entry_file] = [
+        file for file in client.get(f"/api/v1/entries/{entries[0].id}/").json()["files"] if file["role"] == "entry"
+    ]
+
+    downloaded = client.get(entry_file["url"])
+
+    assert downloaded.status_code == 200
+    assert (hashlib.sha256(downloaded.content).hexdigest(), len(downloaded.content)) == (
+        entry_file["sha256"],
+        entry_file["size_bytes"],
+    )
+
+
+def test_the_submitter_and_staff_are_given_the_upload_and_its_digest_in_the_api(api_client, entries):
+    uploaded = bytes(entries[0].submission.files.get(role="entry").content)
+    [entry_file] = [
+        file for file in api_client.get(f"/api/v1/entries/{entries[0].id}/").json()["files"] if file["role"] == "entry"
+    ]
+
+    assert entry_file["as_published"] is False
+    assert entry_file["sha256"] == hashlib.sha256(uploaded).hexdigest()
+    assert api_client.get(entry_file["url"]).content == uploaded  # with the token, not the site's session
+
+
+def test_another_submitters_token_downloads_the_published_file_only(entries):
+    other = APIClient()
+    other.credentials(HTTP_AUTHORIZATION=f"Token {SubmitterFactory().token}")
+
+    response = other.get(f"/api/v1/entries/{entries[0].id}/files/entry/")
+
+    assert response.status_code == 200 and TRAINING_EMAIL.encode() not in response.content
+
+
+def test_the_file_endpoint_answers_an_unknown_file_in_the_envelope(client, entries):
+    for address in (f"/api/v1/entries/{entries[1].id}/files/log/", "/api/v1/entries/999999/files/entry/"):
+        response = client.get(address, HTTP_ACCEPT="application/octet-stream")
+        assert response.status_code == 404, address
+        assert response.json()["errors"][0]["code"] == "not_found"

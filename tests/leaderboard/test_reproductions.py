@@ -58,7 +58,7 @@ def test_a_reference_run_is_linked_to_the_seed_entry_it_reproduces_and_shown_bes
         and "seed 7" in reproduction
     )
     reference_page = client.get(f"/entries/{reference_id}/").content.decode()
-    assert f'reproducing <a href="/entries/{seed_id}/">{SEED_NAME}</a>' in reference_page
+    assert f'reproducing <a href="/entries/{seed_id}/"><bdi>{SEED_NAME}</bdi></a>' in reference_page
     assert command in reference_page
 
 

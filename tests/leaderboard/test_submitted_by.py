@@ -48,7 +48,7 @@ def test_the_board_names_the_submitting_account_beside_the_team(client, my_team_
     html = client.get("/tasks/cifar10/").content.decode()
 
     row = html.split(f'data-entry-id="{my_team_entry.id}"')[1].split("</tr>")[0]
-    assert f'{AUTHOR}<br><span class="muted submitter">submitted by my-team</span>' in row
+    assert f'<bdi>{AUTHOR}</bdi><br><span class="muted submitter">submitted by <bdi>my-team</bdi></span>' in row
 
 
 def test_the_api_names_the_submitting_account_of_an_entry(client, my_team_entry):

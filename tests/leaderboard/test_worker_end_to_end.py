@@ -27,9 +27,9 @@ pytestmark = pytest.mark.services
 
 ROOT = Path(__file__).resolve().parents[2]
 STAFF_TOKEN_SCRIPT = (
-    "from django.contrib.auth import get_user_model; from rest_framework.authtoken.models import Token; "
+    "from django.contrib.auth import get_user_model; from knox.models import AuthToken; "
     "user = get_user_model().objects.create_user('e2e-staff', password='x', is_staff=True); "
-    "print(Token.objects.create(user=user).key)"
+    "print(AuthToken.objects.create(user=user)[1])"
 )
 POSTGRES = ("127.0.0.1", 5432)
 REDIS = ("127.0.0.1", 6379)

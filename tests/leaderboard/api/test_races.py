@@ -14,6 +14,7 @@ from django.db import connection, connections
 from leaderboard import services
 from leaderboard.models import Entry, Submission
 from tests.factories import SubmitterFactory, entry_bytes, training_log
+from tests.leaderboard.api.helpers import DEFAULT_LOG, DEFAULT_ROWS
 
 # serialized_rollback: the flush between tests would otherwise drop the tasks and prices the migrations load.
 pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
@@ -51,12 +52,12 @@ def upload(content: bytes, name: str) -> services.Upload:
     return services.Upload(name=name, content=content)
 
 
-def create(submitter, *, key: str = "", model: str = "Same run"):
+def create(submitter, *, key: str = "", model: str = "Same run", log: bytes = DEFAULT_LOG):
     return lambda: services.submission_create(
         task_slug="cifar10",
         track="train",
         entry=upload(entry_bytes(model=model), "entry.json"),
-        log=upload(training_log(), "log.tsv"),
+        log=upload(log, "log.tsv"),
         source="api",
         submitter=submitter,
         idempotency_key=key,
@@ -91,4 +92,27 @@ def test_two_workers_judging_two_copies_at_once_rank_one(settings, monkeypatch, 
     assert Entry.objects.count() == 1
     rejected = Submission.objects.get(status="rejected")
     assert rejected.errors[0]["code"] == "duplicate_submission"
+    assert rejected.errors[0]["entry_id"] == Entry.objects.get().id
+
+
+@pytest.mark.parametrize("attempt", range(3))
+def test_two_submitters_copies_of_one_log_judged_at_once_rank_one(settings, monkeypatch, attempt):
+    """Each worker finds the log free; the database's constraint lets one store it, and the other is told whose
+    it is."""
+    settings.CELERY_TASK_ALWAYS_EAGER = False
+    monkeypatch.setattr(services.queueing, "_judging_queue", lambda submission, **kwargs: None)
+    first = create(SubmitterFactory(), model="Mine")().submission_id
+    second = create(SubmitterFactory(), model="Theirs", log=training_log(DEFAULT_ROWS, newline="\r\n"))()
+    digests = dict(Submission.objects.values_list("id", "files_digest"))
+
+    verdicts = at_once(
+        lambda: services.submission_judge_queued(submission_id=first, files_digest=digests[first]),
+        lambda: services.submission_judge_queued(
+            submission_id=second.submission_id, files_digest=digests[second.submission_id]
+        ),
+    )
+
+    assert sorted(verdicts) == ["accepted", "rejected"], verdicts
+    rejected = Submission.objects.get(status="rejected")
+    assert rejected.errors[0]["code"] == "log_already_submitted"
     assert rejected.errors[0]["entry_id"] == Entry.objects.get().id

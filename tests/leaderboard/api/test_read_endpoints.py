@@ -15,7 +15,7 @@ from rest_framework.test import APIClient
 
 from dawnboard.metrics import LEADERBOARD_METRICS
 from tests.factories import SubmitterFactory, entry_bytes, inference_document, training_log
-from tests.leaderboard.api.helpers import DEFAULT_ROWS, SUBMISSIONS_URL, json_bytes, submit, without
+from tests.leaderboard.api.helpers import DEFAULT_LOG, DEFAULT_ROWS, SUBMISSIONS_URL, json_bytes, submit, without
 
 pytestmark = pytest.mark.django_db
 
@@ -164,7 +164,7 @@ def test_entries_list_shows_a_submitted_entry_with_its_results(api_client, anony
 
 
 def test_entry_detail_has_the_curve_of_the_log(api_client, anonymous_client):
-    verdict = submit_accepted(api_client)
+    verdict = submit_accepted(api_client, log=DEFAULT_LOG)
 
     detail = anonymous_client.get(verdict["entry_url"]).json()
 
@@ -179,12 +179,15 @@ def test_entry_detail_lists_both_files_with_sha256(api_client, anonymous_client)
     entry_file, log_file = entry_bytes(), training_log()
     verdict = submit_accepted(api_client, entry=entry_file, log=log_file)
 
-    files = {file["role"]: file for file in anonymous_client.get(verdict["entry_url"]).json()["files"]}
+    files = {file["role"]: file for file in api_client.get(verdict["entry_url"]).json()["files"]}  # the submitter
+    public = {file["role"]: file for file in anonymous_client.get(verdict["entry_url"]).json()["files"]}
 
-    assert set(files) == {"entry", "log"}
+    assert set(files) == set(public) == {"entry", "log"}
     for role, uploaded in (("entry", entry_file), ("log", log_file)):
         assert files[role]["sha256"] == hashlib.sha256(uploaded).hexdigest()
         assert files[role]["size_bytes"] == len(uploaded)
+    assert public["log"] == files["log"]
+    assert public["entry"]["as_published"] and public["entry"]["sha256"] != files["entry"]["sha256"]
 
 
 def test_entry_detail_has_claimed_fields_warnings_and_threshold(api_client, anonymous_client):
@@ -345,6 +348,7 @@ PUBLIC_OPERATIONS = {
     ("get", "/api/v1/"),
     ("get", "/api/v1/entries/"),
     ("get", "/api/v1/entries/{id}/"),
+    ("get", "/api/v1/entries/{id}/files/{role}/"),
     ("get", "/api/v1/leaderboards/{task}/{metric}/"),
     ("get", "/api/v1/tasks/"),
     ("get", "/api/v1/pricing/instances/"),

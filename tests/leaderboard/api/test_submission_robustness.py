@@ -19,7 +19,7 @@ from leaderboard import services
 from leaderboard.models import Entry, Submission
 from leaderboard.tasks import submission_judge_task, submissions_sweep_task
 from tests.factories import SubmitterFactory, entry_bytes, training_log
-from tests.leaderboard.api.helpers import SUBMISSIONS_URL, submit
+from tests.leaderboard.api.helpers import DEFAULT_LOG, SUBMISSIONS_URL, submit
 
 pytestmark = pytest.mark.django_db
 
@@ -27,7 +27,7 @@ pytestmark = pytest.mark.django_db
 def submit_with_key(client, key: str, **kwargs):
     client.credentials(HTTP_AUTHORIZATION=client._credentials["HTTP_AUTHORIZATION"], HTTP_IDEMPOTENCY_KEY=key)
     try:
-        return submit(client, **kwargs)
+        return submit(client, **{"log": DEFAULT_LOG, **kwargs})  # a retry sends the same files
     finally:
         client.credentials(HTTP_AUTHORIZATION=client._credentials["HTTP_AUTHORIZATION"])
 
@@ -59,7 +59,7 @@ def test_keys_belong_to_their_submitter(api_client):
     submit_with_key(api_client, "shared-key")
     other_client = type(api_client)()
     other_client.credentials(HTTP_AUTHORIZATION=f"Token {SubmitterFactory().token}")
-    response = submit_with_key(other_client, "shared-key", entry=entry_bytes(model="Theirs"))
+    response = submit_with_key(other_client, "shared-key", entry=entry_bytes(model="Theirs"), log=training_log())
     assert response.status_code == 201
     assert Submission.objects.count() == 2
 
@@ -84,8 +84,8 @@ def test_an_unusable_key_is_refused_by_name(api_client, key):
 
 
 def test_byte_identical_files_are_ranked_once(api_client):
-    first = submit(api_client)
-    again = submit(api_client)
+    first = submit(api_client, log=DEFAULT_LOG)
+    again = submit(api_client, log=DEFAULT_LOG)
     assert first.status_code == 201
     assert again.status_code == 400
     [error] = again.json()["errors"]
@@ -227,7 +227,7 @@ def test_a_retry_while_pending_answers_the_pending_submission(api_client, queued
 
 
 def test_two_pending_copies_of_the_same_files_end_one_accepted_one_duplicate(api_client, queued):
-    first, second = submit(api_client).json()["id"], submit(api_client).json()["id"]
+    first, second = (submit(api_client, log=DEFAULT_LOG).json()["id"] for _ in range(2))
     digest = queued[0]["files_digest"]
     assert submission_judge_task(second, files_digest=digest) == "accepted"
     assert submission_judge_task(first, files_digest=digest) == "rejected"

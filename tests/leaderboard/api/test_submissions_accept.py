@@ -9,7 +9,7 @@ import pytest
 
 from leaderboard.models import CurvePoint, Entry, Submission, SubmittedFile
 from tests.factories import entry_bytes, entry_document, inference_document, training_log
-from tests.leaderboard.api.helpers import DEFAULT_ROWS, json_bytes, submit, without
+from tests.leaderboard.api.helpers import DEFAULT_LOG, DEFAULT_ROWS, json_bytes, submit, without
 
 pytestmark = pytest.mark.django_db
 
@@ -75,7 +75,7 @@ def test_training_entry_without_cost_per_hour_has_no_training_cost(api_client):
 
 
 def test_training_entry_stores_every_log_row_as_a_curve_point(api_client):
-    response = submit(api_client)
+    response = submit(api_client, log=DEFAULT_LOG)
 
     entry = stored_entry(response)
     points = [(p.position, p.line, p.epoch, p.hours, p.metric) for p in CurvePoint.objects.filter(entry=entry)]
@@ -128,8 +128,8 @@ def _trailing_tab_log() -> bytes:
 
 
 MESSY_LOGS = [
-    pytest.param(BOM + training_log(), "byte_order_mark", id="byte_order_mark"),
-    pytest.param(training_log(newline="\r\n"), "crlf_line_endings", id="crlf_line_endings"),
+    pytest.param(BOM + DEFAULT_LOG, "byte_order_mark", id="byte_order_mark"),
+    pytest.param(training_log(DEFAULT_ROWS, newline="\r\n"), "crlf_line_endings", id="crlf_line_endings"),
     pytest.param(_padded_log(), "whitespace_trimmed", id="whitespace_trimmed-spaces"),
     pytest.param(_trailing_tab_log(), "whitespace_trimmed", id="whitespace_trimmed-trailing_tab"),
     pytest.param(

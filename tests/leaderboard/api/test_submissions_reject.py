@@ -7,7 +7,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from leaderboard.models import CurvePoint, Entry, Submission, SubmittedFile
 from tests.factories import entry_bytes, entry_document, inference_document, training_log
-from tests.leaderboard.api.helpers import SUBMISSIONS_URL, json_bytes, submit, without
+from tests.leaderboard.api.helpers import DEFAULT_LOG, SUBMISSIONS_URL, json_bytes, submit, without
 
 pytestmark = pytest.mark.django_db
 
@@ -528,10 +528,10 @@ def test_dry_run_of_invalid_submission_is_rejected_and_stores_nothing(api_client
 
 
 def test_dry_run_of_files_already_on_the_board_answers_as_the_real_submission_would(api_client):
-    assert submit(api_client).status_code == 201
+    assert submit(api_client, log=DEFAULT_LOG).status_code == 201
 
-    dry = submit(api_client, query="?dry_run=1")
-    real = submit(api_client)
+    dry = submit(api_client, log=DEFAULT_LOG, query="?dry_run=1")
+    real = submit(api_client, log=DEFAULT_LOG)
 
     assert_rejected(dry, "duplicate_submission", field="entry")
     assert dry.json()["dry_run"] is True

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import uuid
+from datetime import timedelta
 
 import pytest
 from django.conf import settings
 from django.core.cache import cache
 from django.test import override_settings
+from django.utils import timezone
+from knox.models import AuthToken
 from rest_framework.test import APIClient
 
 from tests.factories import SubmitterFactory
@@ -150,6 +153,17 @@ def test_good_tokens_never_count_as_failures(api_client):
         statuses = [api_client.get(TASKS_URL).status_code for _ in range(5)]
 
     assert statuses == [200] * 5
+
+
+def test_an_expired_token_is_not_counted_as_a_guess_and_always_says_it_expired(submitter):
+    AuthToken.objects.filter(user=submitter.user).update(expiry=timezone.now() - timedelta(days=1))
+    expired = APIClient()
+    expired.credentials(HTTP_AUTHORIZATION=f"Token {submitter.token}")
+    with rates(auth_failure="2/min"):
+        answers = [expired.get(TASKS_URL) for _ in range(4)]
+
+    assert [answer.status_code for answer in answers] == [401] * 4
+    assert {code for answer in answers for code in codes(answer)} == {"token_expired"}
 
 
 @override_settings(BEHIND_TLS_PROXY=True)

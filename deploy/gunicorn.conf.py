@@ -1,0 +1,25 @@
+"""gunicorn's settings for Dawnboard behind nginx (deploy/nginx.conf).
+
+Started as `gunicorn -c deploy/gunicorn.conf.py config.wsgi`, with config.settings.production.
+
+Sync workers, one request each at a time: they are safe only behind a proxy that buffers whole requests and
+answers, as gunicorn's documentation says; nginx does that, so a worker never waits on a slow client. Run the
+site with BEHIND_TLS_PROXY=1 beside this file. Options given on the command line (`-w`, `-b`) win over these;
+`make soak` starts gunicorn with this file and its own port.
+"""
+
+import multiprocessing
+import os
+
+# The loopback only: nginx is gunicorn's one client, and nothing reaches gunicorn around it.
+bind = os.environ.get("GUNICORN_BIND", "127.0.0.1:8000")
+worker_class = "sync"
+# gunicorn's rule of thumb; each worker keeps one PostgreSQL connection (CONN_MAX_AGE).
+workers = int(os.environ.get("WEB_CONCURRENCY", 2 * multiprocessing.cpu_count() + 1))
+# A request that runs past this is killed with its worker (nginx's proxy_read_timeout is longer).
+timeout = 30
+graceful_timeout = 30
+# gunicorn trusts X-Forwarded-Proto only from these addresses: nginx's, on the same machine.
+forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1,::1")
+# Only the header nginx sets (it replaces any a client sent); gunicorn's other defaults are never set by nginx.
+secure_scheme_headers = {"X-FORWARDED-PROTO": "https"}
