@@ -74,6 +74,15 @@ EntrySource = Callable[[], dict]
 LogSource = Callable[["TaskRules"], LogReading]
 
 
+# DAWNBench's site never published its authors' addresses: what is published of an entry leaves these out.
+PRIVATE_FIELDS = ("authorEmail",)
+
+
+def published(document: Mapping[str, Any]) -> dict:
+    """The entry document as the public reads it: every field but the private ones."""
+    return {name: value for name, value in document.items() if name not in PRIVATE_FIELDS}
+
+
 def plain_json(value: Any) -> Any:
     """A document with its Decimals turned back into plain JSON numbers (floats), for storage and writing."""
     if isinstance(value, Decimal):

@@ -101,7 +101,8 @@ ERROR_DESCRIPTIONS = {
     ErrorCode.TOO_MANY_COLUMNS: "The log's header names more columns than any real log has.",
     ErrorCode.ENTRY_TOO_LARGE: "The entry JSON is over its size limit (it is a few fields, not data).",
     ErrorCode.INVALID_URL: "codeURL is not an http or https URL.",
-    ErrorCode.DUPLICATE_SUBMISSION: "The files are byte-identical to an accepted entry of the same task and track.",
+    ErrorCode.DUPLICATE_SUBMISSION: "The files are those of an accepted entry of the same task and track (the entry's "
+    "fields as published, the log's bytes).",
     ErrorCode.LOG_ALREADY_SUBMITTED: "The log (its bytes, or its rows up to the threshold as read) is already on the "
     "board under another submitter's entry.",
     ErrorCode.JUDGING_FAILED: "The submission could not be judged after several tries; submit it again.",

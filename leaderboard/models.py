@@ -105,7 +105,9 @@ class Submission(models.Model):
         null=True, blank=True, help_text="A reference run's record (run.json): config, machine, versions, curve."
     )
     files_digest = models.CharField(
-        max_length=64, blank=True, help_text="SHA-256 over the task, the track and the files' own digests."
+        max_length=64,
+        blank=True,
+        help_text="SHA-256 over the task, the track, the entry as published and the log's bytes.",
     )
     idempotency_key = models.CharField(
         max_length=200, blank=True, help_text="The client's Idempotency-Key; kept 24 hours."
@@ -146,7 +148,9 @@ class Submission(models.Model):
 
     @staticmethod
     def digest_of(*, task_slug: str, track: str, entry_sha256: str, log_sha256: str | None) -> str:
-        """What makes two submissions the same: the task, the track and each file's bytes."""
+        """What makes two submissions the same: the task, the track, the entry as published (its digest,
+        `published_entry_sha256`: two uploads that differ in the author's address alone are the same, so that
+        a duplicate's answer never says whether a guessed address is right) and the log's bytes."""
         text = "\n".join((task_slug, track, entry_sha256, log_sha256 or "-"))
         return hashlib.sha256(text.encode()).hexdigest()
 

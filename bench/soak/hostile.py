@@ -83,7 +83,7 @@ def _send(stack: Stack, hostile: Hostile) -> HostileRow:
             base_url,
             path=hostile.post_path,
             headers={
-                "Authorization": f"Token {token}",
+                **({} if hostile.anonymous else {"Authorization": f"Token {token}"}),
                 "Content-Type": "multipart/form-data; boundary=soak",
                 "Content-Length": str(hostile.content_length),
             },

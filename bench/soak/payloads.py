@@ -127,6 +127,7 @@ class Hostile:
     post_path: str = "/api/v1/submissions/"  # where the headers-only POST goes
     extra_parts: tuple[Part, ...] = ()  # form parts after the submission's own
     at_gunicorn: bool = False  # straight at gunicorn, around nginx: the site's own limit, not the proxy's
+    anonymous: bool = False  # sent without a token
 
 
 def _wide_header(target_bytes: int) -> bytes:
@@ -210,6 +211,14 @@ def hostile_inputs() -> list[Hostile]:
             content_length=30_000_000,
             post_path="/admin/login/",
             at_gunicorn=True,
+        ),
+        # Under the submissions limit, but without a token: nginx refuses it before reading (and spooling) a byte.
+        Hostile(
+            "no token, Content-Length 100 MB",
+            (401,),
+            ("not_authenticated",),
+            content_length=100_000_000,
+            anonymous=True,
         ),
         # The task, track, entry and log, then 1,000 more fields; the entry and log, then 148 more files.
         Hostile("1,002 form fields", (400,), ("too_many_fields",), entry, log, extra_parts=form_fields(1000)),

@@ -57,7 +57,7 @@ FORM_LIMIT_CODES = {
 
 def bad_request(request, exception=None):
     """Django's handler400: under /api/ the envelope, with a code for a form over Django's limits."""
-    if not request.path.startswith(API_PREFIX):
+    if not request.path_info.startswith(API_PREFIX):
         return django_bad_request(request, exception)
     code, message, setting = "bad_request", "The request could not be read.", None
     for kind, (kind_code, template, kind_setting) in FORM_LIMIT_CODES.items():
@@ -70,7 +70,7 @@ def bad_request(request, exception=None):
 
 def not_found(request, exception=None):
     """Django's handler404: under /api/ the envelope (code `not_found`) instead of the HTML page."""
-    if not request.path.startswith(API_PREFIX):
+    if not request.path_info.startswith(API_PREFIX):
         return page_not_found(request, exception)
     message = f"No API endpoint is at {request.path}; GET /api/v1/ lists them."
     return JsonResponse({"status": "rejected", "errors": [{"code": "not_found", "message": message}]}, status=404)

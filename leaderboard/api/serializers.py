@@ -6,6 +6,7 @@ from django.urls import reverse
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from dawnboard.documents import published
 from leaderboard import selectors
 from leaderboard.models import CurvePoint, Entry, Submission, SubmittedFile, Task, TaskVersion
 from leaderboard.services import entry_results
@@ -251,7 +252,7 @@ class EntryDetailSerializer(EntrySerializer):
         request = self.context.get("request")
         if not selectors.author_email_visible(entry=entry, user=getattr(request, "user", None)):
             del data["author_email"]
-            data["claimed"] = selectors.public_claimed(data["claimed"])
+            data["claimed"] = published(data["claimed"])
         return data
 
     @extend_schema_field(ShownFileSerializer(many=True))

@@ -32,7 +32,6 @@ from leaderboard.selectors.catalog import current_task_versions, task_catalog
 from leaderboard.selectors.entries import (
     BIG_ENTRY_COLUMNS,
     LATENCY_PERCENTILES,
-    PRIVATE_ENTRY_FIELDS,
     EntryAccounting,
     LatencyDistribution,
     ShownFile,
@@ -49,7 +48,6 @@ from leaderboard.selectors.entries import (
     entry_priced_run,
     entry_reproductions,
     priced_run,
-    public_claimed,
     published_entry_bytes,
     reproduction_commands,
 )
@@ -61,7 +59,6 @@ __all__ = [
     "LATENCY_PERCENTILES",
     "LATENCY_STATS",
     "MEAN_LATENCY",
-    "PRIVATE_ENTRY_FIELDS",
     "ROW_FIELDS",
     "SORTABLE_COLUMNS",
     "BoardRow",
@@ -101,7 +98,6 @@ __all__ = [
     "leaderboard_entries",
     "policy_board_rows",
     "priced_run",
-    "public_claimed",
     "published_entry_bytes",
     "reproduction_commands",
     "submission_for",

@@ -10,6 +10,7 @@ from decimal import Decimal
 
 from django.db.models import F, Prefetch, QuerySet
 
+from dawnboard.documents import published
 from dawnboard.recipes import recipes_reproducing
 from dawnboard.rules import Track
 from dawnboard.scoring import shortest_decimal
@@ -57,10 +58,6 @@ def entry_detail(*, entry_id: int) -> Entry:
     )
 
 
-# DAWNBench's site never published its authors' addresses; the entry document's own copy is kept out too.
-PRIVATE_ENTRY_FIELDS = ("authorEmail",)
-
-
 def author_email_visible(*, entry: Entry, user) -> bool:
     """Whether `user` may read the entry's author e-mail: staff, and the submitter whose submission it is."""
     if user is None or not user.is_authenticated:
@@ -69,11 +66,6 @@ def author_email_visible(*, entry: Entry, user) -> bool:
         return True
     submitter_id = entry.submission.submitter_id
     return submitter_id is not None and Submitter.objects.filter(id=submitter_id, user_id=user.id).exists()
-
-
-def public_claimed(claimed: dict) -> dict:
-    """The entry document as submitted, less the fields only staff and the submitter may read."""
-    return {name: value for name, value in claimed.items() if name not in PRIVATE_ENTRY_FIELDS}
 
 
 def entry_reproductions(entry: Entry) -> list[Entry]:
@@ -136,7 +128,7 @@ def published_entry_bytes(claimed: dict) -> bytes:
     """The entry JSON as published: its document less the private fields, written by the format's writer."""
     from dawnboard.formats.dawnbench import write_entry  # with the log reader, pandas: not for every read command
 
-    return write_entry(public_claimed(claimed))
+    return write_entry(published(claimed))
 
 
 def _shown(stored: SubmittedFile, *, entry: Entry, original: bool, content: bool) -> ShownFile:

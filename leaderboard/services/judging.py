@@ -1,10 +1,10 @@
 """Judging a stored submission: the ingest's verdict, recorded; an accepted one stored as an Entry.
 
-Idempotent, so a message delivered twice (a worker lost, a sweep) changes nothing the second time. Files
-byte-identical to an accepted entry are refused (`duplicate_submission`), and so is a training log already on
-the board under another submitter's entry, as sent or rewritten (`log_already_submitted`); a submitter's own
-log sent again with corrected metadata replaces their entry. Database constraints back both checks when two
-copies are judged at once.
+Idempotent, so a message delivered twice (a worker lost, a sweep) changes nothing the second time. The files
+of an accepted entry (its fields as published, its log's bytes) are refused (`duplicate_submission`), and so
+is a training log already on the board under another submitter's entry, as sent or rewritten
+(`log_already_submitted`); a submitter's own log sent again with corrected metadata replaces their entry.
+Database constraints back both checks when two copies are judged at once.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from dawnboard.errors import ErrorCode, Issue, WarningCode
+from dawnboard.formats.dawnbench.entry import published_entry_sha256
 from dawnboard.ingest import validate_dawnbench_files
 from dawnboard.results import Results
 from dawnboard.validation import IngestRejection, IngestResult
@@ -35,6 +36,11 @@ class Upload:
     @property
     def sha256(self) -> str:
         return hashlib.sha256(self.content).hexdigest()
+
+    @property
+    def published_sha256(self) -> str:
+        """Of an entry JSON: its digest as published, a function of no private field."""
+        return published_entry_sha256(self.content)
 
 
 @dataclass(frozen=True)
@@ -63,64 +69,74 @@ class SubmissionOutcome:
 def submission_judge(*, submission_id: int, source_name: str = "") -> str:
     """Validate a stored submission and record the verdict; an accepted one becomes an Entry. Idempotent.
 
-    Files byte-identical to an accepted entry of the same task and track are refused (`duplicate_submission`):
-    the same run is ranked once, even when two copies are judged at the same moment by two workers.
+    An accepted verdict is stored unless the board has it already (`_store_unless_on_board`): the same run is
+    ranked once, even when two copies are judged at the same moment by two workers.
     """
     with transaction.atomic():
         submission = Submission.objects.select_for_update().get(id=submission_id)
         if submission.status != Submission.Status.PENDING:
             return submission.status
-        files = {file.role: file for file in submission.files.all()}
+        files = {file.role: _as_upload(file) for file in submission.files.all()}
         log = files.get(SubmittedFile.Role.LOG)
         verdict = files_verdict(
-            task_slug=submission.task_slug,
-            track=submission.track,
-            entry=_as_upload(files.get(SubmittedFile.Role.ENTRY)),
-            log=_as_upload(log),
+            task_slug=submission.task_slug, track=submission.track, entry=files.get(SubmittedFile.Role.ENTRY), log=log
         )
-        claim = LogClaim()
-        if verdict.accepted:
-            claim = log_claim(
-                task_slug=submission.task_slug,
-                submitter_id=submission.submitter_id,
-                verdict=verdict,
-                log_sha256=log.sha256 if log else "",
-            )
-            verdict = replace(verdict, warnings=verdict.warnings + claim.warnings)
-        submission.warnings = [issue.as_dict() for issue in verdict.warnings]
         submission.decided_at = timezone.now()
-        errors = [] if not verdict.accepted else _duplicate_of_accepted(submission) or claim.errors
-        if verdict.accepted and not errors:
-            try:
-                with transaction.atomic():  # a savepoint: the constraints may find a copy accepted meanwhile
-                    if claim.replaces is not None:
-                        claim.replaces.status = Entry.Status.WITHDRAWN
-                        claim.replaces.save(update_fields=["status"])
-                    submission.status = Submission.Status.ACCEPTED
-                    submission.save(update_fields=["status", "warnings", "decided_at"])
-                    _entry_store(
-                        submission=submission,
-                        verdict=verdict,
-                        source_name=source_name,
-                        log_sha256=log.sha256 if log and verdict.log_rows_sha256 else "",
-                    )
-            except IntegrityError:
-                errors = (
-                    _duplicate_of_accepted(submission)
-                    or log_claim(
-                        task_slug=submission.task_slug,
-                        submitter_id=None,  # taken meanwhile: whoever's it is, it is not this one's to replace
-                        verdict=verdict,
-                        log_sha256=log.sha256 if log else "",
-                    ).errors
-                )
-                if not errors:
-                    raise
-        if not verdict.accepted or errors:
-            submission.errors = errors or [issue.as_dict() for issue in verdict.errors]
+        if verdict.accepted:
+            errors, warnings = _store_unless_on_board(
+                submission=submission, verdict=verdict, log=log, source_name=source_name
+            )
+        else:
+            errors, warnings = [issue.as_dict() for issue in verdict.errors], verdict.warnings
+        if errors:
+            submission.errors = errors
+            submission.warnings = [issue.as_dict() for issue in warnings]
             submission.status = Submission.Status.REJECTED
             submission.save(update_fields=["status", "errors", "warnings", "decided_at"])
         return submission.status
+
+
+def _store_unless_on_board(
+    *, submission: Submission, verdict: IngestResult, log: Upload | None, source_name: str
+) -> tuple[list[dict], list[Issue]]:
+    """Store an accepted verdict's entry unless the board has its files (`duplicate_submission`) or another's
+    entry has its log (`log_already_submitted`); the submitter's own entry with that log is withdrawn in the
+    same transaction. Returns the errors (none when stored) and the warnings to record.
+    """
+    log_sha256 = log.sha256 if log else ""
+    claim = log_claim(
+        task_slug=submission.task_slug, submitter_id=submission.submitter_id, verdict=verdict, log_sha256=log_sha256
+    )
+    errors = _duplicate_of_accepted(submission) or claim.errors
+    if errors:
+        return errors, verdict.warnings
+    stored = replace(verdict, warnings=verdict.warnings + claim.warnings)
+    try:
+        with transaction.atomic():  # a savepoint: the constraints may find a copy accepted meanwhile
+            if claim.replaces is not None:
+                claim.replaces.status = Entry.Status.WITHDRAWN
+                claim.replaces.save(update_fields=["status"])
+            submission.status = Submission.Status.ACCEPTED
+            submission.warnings = [issue.as_dict() for issue in stored.warnings]
+            submission.save(update_fields=["status", "warnings", "decided_at"])
+            _entry_store(
+                submission=submission,
+                verdict=stored,
+                source_name=source_name,
+                log_sha256=log_sha256 if verdict.log_rows_sha256 else "",
+            )
+    except IntegrityError:  # rolled back, the withdrawal with it: the verdict says nothing of replacing
+        taken = log_claim(
+            task_slug=submission.task_slug,
+            submitter_id=submission.submitter_id,
+            verdict=verdict,
+            log_sha256=log_sha256,
+            may_replace=False,
+        )
+        errors = _duplicate_of_accepted(submission) or taken.errors
+        if not errors:
+            raise
+    return errors, verdict.warnings
 
 
 def submission_outcome(*, submission: Submission) -> SubmissionOutcome:
@@ -149,7 +165,7 @@ def files_digest_of(*, task_slug: str, track: str, entry: Upload | None, log: Up
     return Submission.digest_of(
         task_slug=task_slug,
         track=track,
-        entry_sha256=entry.sha256 if entry else "-",
+        entry_sha256=entry.published_sha256 if entry else "-",
         log_sha256=log.sha256 if log else None,
     )
 
@@ -186,8 +202,8 @@ def duplicate_of_accepted(
         return []
     issue = Issue(
         ErrorCode.DUPLICATE_SUBMISSION,
-        f"These files are byte-identical to entry {first.id}, accepted before (see /entries/{first.id}/); "
-        "a run is ranked once.",
+        f"These files are those of entry {first.id}, accepted before (see /entries/{first.id}/): the same entry "
+        "fields (the author's address aside) and the same log; a run is ranked once.",
         field="entry",
     )
     return [{**issue.as_dict(), "entry_id": first.id}]
@@ -203,13 +219,16 @@ class LogClaim:
     warnings: list[Issue] = field(default_factory=list)
 
 
-def log_claim(*, task_slug: str, submitter_id: int | None, verdict: IngestResult, log_sha256: str) -> LogClaim:
+def log_claim(
+    *, task_slug: str, submitter_id: int | None, verdict: IngestResult, log_sha256: str, may_replace: bool = True
+) -> LogClaim:
     """Whether the run behind an accepted verdict's log is already on the task's board, and whose it is.
 
     A log counts as on the board when an accepted entry of the task holds its bytes or its rows as read
     (`IngestResult.log_rows_sha256`: the same run rewritten with other spacing, line ends, column order or
-    number formatting). The submitter's own entry is replaced; anyone else's (an import's, a reference
-    run's, another submitter's) refuses the log with `log_already_submitted`, naming that entry.
+    number formatting). The submitter's own entry is replaced (unless `may_replace` is off: it was stored
+    while this one was judged); anyone else's (an import's, a reference run's, another submitter's) refuses
+    the log with `log_already_submitted`, naming that entry.
     """
     rows_sha256 = verdict.log_rows_sha256
     if not rows_sha256:
@@ -224,7 +243,8 @@ def log_claim(*, task_slug: str, submitter_id: int | None, verdict: IngestResult
     )
     if holder is None:
         return LogClaim()
-    if submitter_id is not None and holder.submission.submitter_id == submitter_id:
+    own = submitter_id is not None and holder.submission.submitter_id == submitter_id
+    if own and may_replace:
         note = Issue(
             WarningCode.REPLACES_ENTRY,
             f"Your entry {holder.id} has the same log (see /entries/{holder.id}/): it is withdrawn and this entry "
@@ -233,10 +253,11 @@ def log_claim(*, task_slug: str, submitter_id: int | None, verdict: IngestResult
         )
         return LogClaim(replaces=holder, warnings=[note])
     how = "is byte-identical to" if holder.log_sha256 == log_sha256 else "holds the same rows as"
+    whose = "your entry stored while this one was judged" if own else "not yours"
     issue = Issue(
         ErrorCode.LOG_ALREADY_SUBMITTED,
         f"This log {how} the log of entry {holder.id}, already on the {task_slug} board (see "
-        f"/entries/{holder.id}/) and not yours: a run is ranked once, under the entry that submitted it.",
+        f"/entries/{holder.id}/) and {whose}: a run is ranked once, under the entry that submitted it.",
         field="log",
     )
     return LogClaim(errors=[{**issue.as_dict(), "entry_id": holder.id}])

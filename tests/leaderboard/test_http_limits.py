@@ -82,6 +82,9 @@ def test_a_body_over_the_limit_is_refused_from_its_content_length_unread(api_cli
         ("POST", "/admin/login/"),  # a CSRF-protected form: Django would spool the body to find the token
         ("POST", "/api/v1/reference-runs/"),  # a JSON body of a few fields
         ("POST", "/api/v1/submissions/5/"),  # only the submissions endpoint itself takes files
+        ("POST", "/api/v1/submissions//"),  # nor a path that merely looks like it
+        ("POST", "/api/v1/submissions"),
+        ("POST", "/API/v1/submissions/"),
         ("PUT", "/"),
         ("GET", "/api/v1/entries/"),
     ],
@@ -99,10 +102,11 @@ def test_every_other_path_is_refused_past_the_form_limit_from_its_content_length
     assert f"{settings.DATA_UPLOAD_MAX_MEMORY_SIZE:,} bytes (DATA_UPLOAD_MAX_MEMORY_SIZE" in error["message"]
 
 
-def test_the_submissions_endpoint_takes_a_body_past_the_form_limit_to_its_view(client):
+@pytest.mark.parametrize("address", [SUBMISSIONS_URL, f"{SUBMISSIONS_URL}?dry_run=1"])
+def test_the_submissions_endpoint_takes_a_body_past_the_form_limit_to_its_view(client, address):
     """Anonymous, it is refused by the view, which reads no body before it knows the sender."""
     response = client.generic(
-        "POST", SUBMISSIONS_URL, b"0123456789", content_type="multipart/form-data; boundary=x",
+        "POST", address, b"0123456789", content_type="multipart/form-data; boundary=x",
         CONTENT_LENGTH=str(30 * 1024 * 1024),
     )  # fmt: skip
 

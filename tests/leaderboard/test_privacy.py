@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 import hashlib
+import importlib
 import json
 
 import pytest
+from django.apps import apps as django_apps
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
 from dawnboard.metrics import LEADERBOARD_METRICS
-from leaderboard.models import Entry
+from leaderboard.models import Entry, Submission
 from tests.factories import SubmitterFactory, entry_bytes, inference_document, training_log
 from tests.leaderboard.api.helpers import json_bytes, submit
 
@@ -183,3 +185,40 @@ def test_the_file_endpoint_answers_an_unknown_file_in_the_envelope(client, entri
         response = client.get(address, HTTP_ACCEPT="application/octet-stream")
         assert response.status_code == 404, address
         assert response.json()["errors"][0]["code"] == "not_found"
+
+
+def test_no_verdict_tells_another_submitter_whether_a_guessed_address_is_right(entries):
+    """The probe, online: send the entries rebuilt with a guessed address (and the public log): the right guess
+    and a wrong one get the same answer, as a dry run and as a real submission (both refused as copies)."""
+    other = APIClient()
+    other.credentials(HTTP_AUTHORIZATION=f"Token {SubmitterFactory().token}")
+    public_log = bytes(entries[0].submission.files.get(role="log").content)
+
+    def answers(training_email: str, inference_email: str) -> list[tuple[int, list[str]]]:
+        sent = []
+        for query in ("?dry_run=1", ""):
+            training = entry_bytes(author=AUTHOR, authorEmail=training_email)
+            inference = json_bytes(inference_document(author=AUTHOR, authorEmail=inference_email))
+            for response in (
+                submit(other, entry=training, log=public_log, query=query),
+                submit(other, track="inference", entry=inference, log=None, query=query),
+            ):
+                sent.append((response.status_code, sorted(error["code"] for error in response.json()["errors"])))
+        return sent
+
+    right = answers(TRAINING_EMAIL, INFERENCE_EMAIL)
+    wrong = answers("wrong-guess@example.org", "another-wrong-guess@example.org")
+
+    assert right == wrong
+    assert {codes[0] for _, codes in right} <= {"log_already_submitted", "duplicate_submission"}
+
+
+def test_the_migration_digests_stored_submissions_as_published(entries):
+    """Submissions stored before it held their entry's raw digest; after it, the published one, as new ones do."""
+    digests = dict(Submission.objects.values_list("id", "files_digest"))
+    Submission.objects.update(files_digest="raw")
+    migration = importlib.import_module("leaderboard.migrations.0014_files_digest_as_published")
+
+    migration.digest_entries_as_published(django_apps, None)
+
+    assert dict(Submission.objects.values_list("id", "files_digest")) == digests

@@ -5,7 +5,17 @@ writers turn those back into bytes the readers accept without a warning, so a re
 its entry exactly as a submitter would.
 """
 
-from dawnboard.formats.dawnbench.entry import read_entry, write_entry
+from dawnboard.formats.dawnbench.entry import (
+    published_entry_sha256,
+    read_entry,
+    write_entry,
+)
 from dawnboard.formats.dawnbench.log import read_training_log, write_training_log
 
-__all__ = ["read_entry", "read_training_log", "write_entry", "write_training_log"]
+__all__ = [
+    "published_entry_sha256",
+    "read_entry",
+    "read_training_log",
+    "write_entry",
+    "write_training_log",
+]

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any
 
-from dawnboard.documents import NonFiniteNumber, OutOfRangeNumber, plain_json
+from dawnboard.documents import NonFiniteNumber, OutOfRangeNumber, plain_json, published
 from dawnboard.errors import ErrorCode, Issue, RejectedInput
 from dawnboard.formats.dawnbench.text import decode_utf8
 
@@ -63,6 +64,18 @@ def _read_decimal(text: str) -> Decimal | OutOfRangeNumber:
 
 def _read_integer(text: str) -> int | OutOfRangeNumber:
     return int(text) if len(text) <= MAX_INTEGER_DIGITS else OutOfRangeNumber(text)
+
+
+def published_entry_sha256(raw: bytes) -> str:
+    """SHA-256 of an uploaded entry as published: `write_entry(published(...))`, so a function of no private
+    field. What compares two uploads (a duplicate, a retry) without telling whether their addresses match.
+    Of the bytes themselves when they are no entry (not a JSON object, a NaN...): nothing of them is published.
+    """
+    try:
+        content = write_entry(published(read_entry(raw)))
+    except (RejectedInput, ValueError, TypeError):
+        content = raw
+    return hashlib.sha256(content).hexdigest()
 
 
 def write_entry(document: Mapping[str, Any]) -> bytes:
