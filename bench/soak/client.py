@@ -66,28 +66,10 @@ SUBMISSIONS_PATH = "/api/v1/submissions/"
 Part = tuple[str, bytes, str | None]
 
 
-def post_submission(
-    base_url: str,
-    *,
-    token: str,
-    task: str,
-    track: str,
-    entry: bytes | None,
-    log: bytes | None,
-    idempotency_key: str | None = None,
-    timeout_seconds: float = 60,
-    extra_parts: tuple[Part, ...] = (),
-) -> Reply:
-    """POST /api/v1/submissions/ as curl -F does: task, track, and the files as parts with file names."""
-    body, headers = submission_request(
-        token=token,
-        task=task,
-        track=track,
-        entry=entry,
-        log=log,
-        idempotency_key=idempotency_key,
-        extra_parts=extra_parts,
-    )
+def post_submission(base_url: str, *, timeout_seconds: float = 60, **fields) -> Reply:
+    """POST /api/v1/submissions/ as curl -F does: task, track, and the files as parts with file names; `fields`
+    as `submission_request` takes them."""
+    body, headers = submission_request(**fields)
     return request(base_url, "POST", SUBMISSIONS_PATH, body=body, headers=headers, timeout_seconds=timeout_seconds)
 
 
