@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
+from django.conf import settings
 from django.core.paginator import Paginator
 from django.http import Http404, StreamingHttpResponse
 from django.shortcuts import get_object_or_404, render
@@ -217,6 +218,7 @@ def submit_help(request):
         "errors": ERROR_DESCRIPTIONS.items(),
         "warnings": WARNING_DESCRIPTIONS.items(),
         "api_url": request.build_absolute_uri("/api/v1/submissions/"),
+        "token_ttl_days": settings.TOKEN_TTL_DAYS,
     }
     return render(request, "leaderboard/submit.html", context)
 

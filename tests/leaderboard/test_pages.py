@@ -316,6 +316,14 @@ def test_submit_page_lists_every_error_code_and_threshold(client, db):
     assert 'href="/api/docs/"' in html
 
 
+def test_submit_page_says_how_long_a_token_works(client, db, settings):
+    settings.TOKEN_TTL_DAYS = 90
+
+    html = client.get("/submit/").content.decode()
+
+    assert "works for 90 days" in html and "<code>token_expired</code>" in html
+
+
 def test_every_code_has_a_description():
     assert set(ERROR_DESCRIPTIONS) == set(ErrorCode)
     assert set(WARNING_DESCRIPTIONS) == set(WarningCode)
