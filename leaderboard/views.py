@@ -240,7 +240,7 @@ def _curve(entry: Entry) -> charts.Curve:
     seconds = entry.time_to_accuracy_seconds
     crossing_hours = hours_of(seconds) if seconds is not None else None
     return charts.Curve(
-        name=charts.plotly_text(f"#{entry.id} {entry.model} ({entry.author})"),
+        name=f"#{entry.id} {charts.plotly_text(entry.model)} ({charts.plotly_text(entry.author)})",
         hours=[point.hours for point in points],
         metric=[point.metric for point in points],
         crossing_hours=crossing_hours,

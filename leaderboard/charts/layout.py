@@ -76,8 +76,10 @@ def _json_value(value):
 
 
 def plotly_text(text: str) -> str:
-    """Plotly renders a few HTML tags in labels; escaping makes user text show as the text it is."""
-    return html.escape(text, quote=False)
+    """User text in a chart label, one field at a time: escaped, since plotly renders a few HTML tags, so that
+    it shows as the text it is; and isolated (Unicode's FIRST STRONG ISOLATE ... POP DIRECTIONAL ISOLATE, what
+    `<bdi>` is to HTML, for SVG text), so that a right-to-left override in it cannot reorder the label around it."""
+    return f"\u2068{html.escape(text, quote=False)}\u2069"
 
 
 def figure_layout(title: str | None, **overrides) -> dict:

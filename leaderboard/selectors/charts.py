@@ -238,7 +238,7 @@ def _names(entry_ids: np.ndarray) -> dict[int, tuple[str, ...]]:
         entries = entries.filter(id__in=ids)
     rows = entries.values_list("id", *NAME_COLUMNS) if ids else []
     return {
-        entry_id: (model, author, hardware, plotly_text(f"{model} ({author}, {hardware})"))
+        entry_id: (model, author, hardware, f"{plotly_text(model)} ({plotly_text(author)}, {plotly_text(hardware)})")
         for entry_id, model, author, hardware in rows
     }
 

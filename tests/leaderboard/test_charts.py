@@ -108,8 +108,10 @@ def test_record_figure_steps_through_the_best_value_by_date():
     assert [text.split("<br>")[0] for text in plotted["new record"]["hovertext"]] == ["first", "record"]
 
 
-def test_plotly_text_escapes_markup_in_user_text():
-    assert plotly_text("<script>alert(1)</script>") == "&lt;script&gt;alert(1)&lt;/script&gt;"
+def test_plotly_text_escapes_markup_in_user_text_and_isolates_it():
+    """FIRST STRONG ISOLATE ... POP DIRECTIONAL ISOLATE: a right-to-left override inside stays inside."""
+    assert plotly_text("<script>alert(1)</script>") == "\u2068&lt;script&gt;alert(1)&lt;/script&gt;\u2069"
+    assert plotly_text("\u202eevil") == "\u2068\u202eevil\u2069"
 
 
 def test_latency_histogram_figure_steps_across_each_bin_as_wide_as_it_is_and_draws_the_percentiles():

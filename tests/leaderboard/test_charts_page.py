@@ -81,7 +81,10 @@ def record_ids(metric) -> list[int]:
 
 def labels(entry_ids: list[int]) -> list[str]:
     names = {entry.id: entry for entry in Entry.objects.filter(id__in=entry_ids)}
-    return [plotly_text(f"{names[i].model} ({names[i].author}, {names[i].hardware})") for i in entry_ids]
+    return [
+        f"{plotly_text(names[i].model)} ({plotly_text(names[i].author)}, {plotly_text(names[i].hardware)})"
+        for i in entry_ids
+    ]
 
 
 def figure(html: str, name: str) -> dict:
