@@ -9,7 +9,8 @@ def fingerprint_stored_logs(apps, schema_editor):
     """Each accepted training entry's log fingerprints, read again from its stored files.
 
     Where two accepted entries already share a run (before this rule), the earlier keeps the fingerprint and
-    the later stays without one, so the constraint holds; no entry is withdrawn here.
+    the later stays without one, so the constraint holds; no entry is withdrawn here, but each such pair is
+    printed for the site's staff to judge (withdrawing one in the admin).
     """
     from dawnboard.ingest import validate_dawnbench_files
     from leaderboard.selectors.catalog import catalog_of
@@ -18,7 +19,7 @@ def fingerprint_stored_logs(apps, schema_editor):
     Entry = apps.get_model("leaderboard", "Entry")
     SubmittedFile = apps.get_model("leaderboard", "SubmittedFile")
     catalog = catalog_of(TaskVersion.objects.select_related("task"))
-    seen = set()
+    seen = {}
     entries = Entry.objects.filter(status="accepted", track="train").order_by("id").select_related("task")
     for entry in entries.iterator(chunk_size=BATCH):
         files = {file.role: file for file in SubmittedFile.objects.filter(submission_id=entry.submission_id)}
@@ -32,9 +33,13 @@ def fingerprint_stored_logs(apps, schema_editor):
             catalog=catalog,
         )
         rows = verdict.log_rows_sha256 if verdict.accepted else ""
-        if (entry.task_id, rows) in seen:
+        if rows and (entry.task_id, rows) in seen:
+            print(
+                f"\n  entry {entry.id} holds the same log as entry {seen[entry.task_id, rows]} of its task: both stay "
+                f"accepted, entry {entry.id} without the log's fingerprint; withdraw one in the admin if it is a copy"
+            )
             rows = ""
-        seen.add((entry.task_id, rows))
+        seen.setdefault((entry.task_id, rows), entry.id)
         Entry.objects.filter(id=entry.id).update(log_sha256=files["log"].sha256, log_rows_sha256=rows)
 
 
