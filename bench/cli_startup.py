@@ -30,6 +30,10 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from bench.pairs import alternating_pairs  # noqa: E402
+
 GOAL_RATIO = 1.5
 SETTINGS = "config.settings.local"
 HEAVY = ("torch", "onnxruntime", "pandas")
@@ -88,13 +92,9 @@ def main() -> int:
         board = prepare(env, Path(folder), fill=arguments.fill)
         run(BASELINE, env)  # fills the bytecode folder, untimed
         loaded = heavy_imports(env)
-        pairs = []
-        for repeat in range(arguments.repeats):  # which side runs first alternates from pair to pair
-            if repeat % 2:
-                ours = seconds(COMMAND, env)
-                pairs.append((seconds(BASELINE, env), ours))
-            else:
-                pairs.append((seconds(BASELINE, env), seconds(COMMAND, env)))
+        pairs = alternating_pairs(
+            lambda: seconds(BASELINE, env), lambda: seconds(COMMAND, env), rounds=arguments.repeats
+        )
     load_after = os.getloadavg()
 
     baseline = statistics.median(base for base, _ in pairs)

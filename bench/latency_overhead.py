@@ -23,6 +23,7 @@ import statistics
 import sys
 import tempfile
 import time
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -31,6 +32,7 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.pairs import alternating_pairs  # noqa: E402
 from benchmarks.workloads.cifar10 import ResNet9Cifar10  # noqa: E402
 from benchmarks.workloads.digits import DigitsCNNWorkload  # noqa: E402
 from inference.backends import OnnxBackend  # noqa: E402
@@ -79,13 +81,9 @@ def main() -> None:
         for label, model, shape, items in cases:
             backend = OnnxBackend(exported(model, shape, Path(folder) / "model.onnx"), threads=args.threads)
             arrays = [np.ascontiguousarray(inputs.numpy(), dtype=np.float32) for inputs, _ in items]
-            pairs = []
-            for round_number in range(args.rounds):  # which side runs first alternates from round to round
-                if round_number % 2:
-                    bare = bare_mean_ms(backend, arrays)
-                    pairs.append((harness_mean_ms(backend, items), bare))
-                else:
-                    pairs.append((harness_mean_ms(backend, items), bare_mean_ms(backend, arrays)))
+            pairs = alternating_pairs(
+                partial(harness_mean_ms, backend, items), partial(bare_mean_ms, backend, arrays), rounds=args.rounds
+            )
             ratios = [ours / bare for ours, bare in pairs]
             print(
                 f"{label}: harness {statistics.median(o for o, _ in pairs):.4f} ms, bare session.run "
