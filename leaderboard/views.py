@@ -122,7 +122,7 @@ def entry_detail(request, pk: int):
         "permalink": request.build_absolute_uri(reverse("leaderboard:entry", args=[entry.id])),
         "withdrawn": entry.status == Entry.Status.WITHDRAWN,
         "version": version,
-        "files": selectors.entry_files_shown(entry, user=None),  # the page is the same for every reader
+        "files": selectors.entry_files_shown(entry, original=False),  # the page is the same for every reader
         "curve": list(entry.curve.all()),
         "figure": _figure_json(figure),
         "claims": _claims(entry),

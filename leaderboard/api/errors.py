@@ -59,21 +59,25 @@ def bad_request(request, exception=None):
     """Django's handler400: under /api/ the envelope, with a code for a form over Django's limits."""
     if not request.path_info.startswith(API_PREFIX):
         return django_bad_request(request, exception)
-    code, message, setting = "bad_request", "The request could not be read.", None
-    for kind, (kind_code, template, kind_setting) in FORM_LIMIT_CODES.items():
+    code, message = "bad_request", "The request could not be read."
+    for kind, (kind_code, template, setting) in FORM_LIMIT_CODES.items():
         if isinstance(exception, kind):
-            code, message, setting = kind_code, template, kind_setting
-    if setting is not None:
-        message = message.format(limit=getattr(settings, setting))
-    return JsonResponse({"status": "rejected", "errors": [{"code": code, "message": message}]}, status=400)
+            code, message = kind_code, template.format(limit=getattr(settings, setting))
+    return rejected_json(code, message, http_status=400)
 
 
 def not_found(request, exception=None):
     """Django's handler404: under /api/ the envelope (code `not_found`) instead of the HTML page."""
     if not request.path_info.startswith(API_PREFIX):
         return page_not_found(request, exception)
-    message = f"No API endpoint is at {request.path}; GET /api/v1/ lists them."
-    return JsonResponse({"status": "rejected", "errors": [{"code": "not_found", "message": message}]}, status=404)
+    return rejected_json(
+        "not_found", f"No API endpoint is at {request.path}; GET /api/v1/ lists them.", http_status=404
+    )
+
+
+def rejected_json(code: str, message: str, *, http_status: int) -> JsonResponse:
+    """The envelope of one error, outside DRF's views: Django's handlers, the middleware's refusals."""
+    return JsonResponse({"status": "rejected", "errors": [{"code": code, "message": message}]}, status=http_status)
 
 
 def _issues(exc, data, view) -> list[dict]:

@@ -249,8 +249,7 @@ class EntryDetailSerializer(EntrySerializer):
 
     def to_representation(self, entry: Entry) -> dict:
         data = super().to_representation(entry)
-        request = self.context.get("request")
-        if not selectors.author_email_visible(entry=entry, user=getattr(request, "user", None)):
+        if not self._email_visible(entry):
             del data["author_email"]
             data["claimed"] = published(data["claimed"])
         return data
@@ -269,7 +268,7 @@ class EntryDetailSerializer(EntrySerializer):
                 "as_published": shown.as_published,
                 "url": None if withdrawn else absolute(reverse("api:entry-file", args=[entry.id, shown.role])),
             }
-            for shown in selectors.entry_files_shown(entry, user=getattr(request, "user", None))
+            for shown in selectors.entry_files_shown(entry, original=self._email_visible(entry))
         ]
 
     def get_cost_policies(self, entry: Entry) -> list[dict]:
@@ -329,6 +328,14 @@ class EntryDetailSerializer(EntrySerializer):
     @extend_schema_field(LatencyPercentilesSerializer(allow_null=True))
     def get_latency_percentiles_ms(self, entry: Entry) -> dict | None:
         return selectors.entry_latency_percentiles(entry)
+
+    def _email_visible(self, entry: Entry) -> bool:
+        """Whether this reader may read the author's address (and the upload that holds it): asked once."""
+        cache = self.context.setdefault("email_visible", {})
+        if entry.id not in cache:
+            request = self.context.get("request")
+            cache[entry.id] = selectors.author_email_visible(entry=entry, user=getattr(request, "user", None))
+        return cache[entry.id]
 
     def _accounting(self, entry: Entry) -> selectors.EntryAccounting:
         """The entry's costs, composed once for the four fields that show them (the page uses the same)."""

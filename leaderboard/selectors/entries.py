@@ -106,9 +106,9 @@ class ShownFile:
     content: bytes | None = None  # read only to be downloaded
 
 
-def entry_files_shown(entry: Entry, *, user) -> list[ShownFile]:
-    """An entry's files, their contents left unread but the published entry's, as `user` is shown them."""
-    original = author_email_visible(entry=entry, user=user)
+def entry_files_shown(entry: Entry, *, original: bool) -> list[ShownFile]:
+    """An entry's files, their contents left unread but the published entry's; the entry JSON as uploaded when
+    `original` (the reader may read the author's address: `author_email_visible`), else as published."""
     return [_shown(file, entry=entry, original=original, content=False) for file in entry.submission.files.all()]
 
 

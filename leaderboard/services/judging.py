@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 
 from django.db import IntegrityError, transaction
 from django.db.models import Q
@@ -33,11 +34,11 @@ class Upload:
     name: str
     content: bytes
 
-    @property
+    @cached_property  # asked for by the files digest, the log's fingerprint and the stored file alike
     def sha256(self) -> str:
         return hashlib.sha256(self.content).hexdigest()
 
-    @property
+    @cached_property
     def published_sha256(self) -> str:
         """Of an entry JSON: its digest as published, a function of no private field."""
         return published_entry_sha256(self.content)
