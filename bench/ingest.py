@@ -82,7 +82,7 @@ def validate(log_bytes: bytes):
         task_slug=CIFAR10.task_slug,
         track=Track.TRAIN,
         entry_bytes=write_entry(ENTRY),
-        log_bytes=log_bytes,
+        logs=[log_bytes],
         catalog=CATALOG,
     )
 

@@ -40,13 +40,21 @@ PROGRESS_INTERVAL_SECONDS = 1.0  # a progress write at most this often, and at e
 
 def reference_run_submit(*, written: WrittenRun) -> SubmissionOutcome:
     """Enter a finished run's entry and log into the board, marked `reference`, its run record kept."""
+    return reference_runs_submit(written=[written])
+
+
+def reference_runs_submit(*, written: list[WrittenRun]) -> SubmissionOutcome:
+    """Enter finished runs into the board as one entry of several runs, marked `reference`: the first run's entry
+    JSON, every run's log in order (a run that missed the threshold counts as failed), their records kept
+    (`{"runs": [...]}`; one run keeps its record as it is)."""
+    first = written[0]
     return submission_create(
-        task_slug=written.record["task"],
+        task_slug=first.record["task"],
         track=Track.TRAIN,
-        entry=Upload(name=f"{written.name}.json", content=written.entry_bytes),
-        log=Upload(name=f"{written.name}.tsv", content=written.log_bytes),
+        entry=Upload(name=f"{first.name}.json", content=first.entry_bytes),
+        logs=[Upload(name=f"{run.name}.tsv", content=run.log_bytes) for run in written],
         source=Submission.Source.REFERENCE,
-        run_record=written.record,
+        run_record=first.record if len(written) == 1 else {"runs": [run.record for run in written]},
     )
 
 

@@ -105,6 +105,13 @@ def epoch(value: Number | None) -> str:
     return f"{value:.0f}" if value.is_integer() else f"{value:.2f}".rstrip("0")
 
 
+def share(value: Number | None) -> str:
+    """A fraction as a percentage to two significant figures: a coefficient of variation, 0.26 -> "26 %"."""
+    if _missing(value):
+        return "n/a"
+    return f"{significant(100 * float(value), 2)}{NBSP}%"
+
+
 def count(value: int | None) -> str:
     """A count with thousands separators: "10,000"."""
     return "" if value is None else f"{int(value):,}"

@@ -46,6 +46,32 @@ class ErrorCode(StrEnum):
     DUPLICATE_SUBMISSION = "duplicate_submission"
     LOG_ALREADY_SUBMITTED = "log_already_submitted"
     JUDGING_FAILED = "judging_failed"
+    # MLPerf Training results (`:::MLLOG` logs, results trees, result sets): see dawnboard/formats/mllog and
+    # dawnboard/validation/mlperf.py.
+    MALFORMED_RECORD = "malformed_record"
+    INVALID_TIME = "invalid_time"
+    NESTED_TOO_DEEP = "nested_too_deep"
+    LINE_TOO_LONG = "line_too_long"
+    TOO_MANY_LINES = "too_many_lines"
+    TOO_MANY_RECORDS = "too_many_records"
+    MISSING_MLLOG_KEY = "missing_mllog_key"
+    CONFLICTING_VALUES = "conflicting_values"
+    CLOCK_WENT_BACK = "clock_went_back"
+    RUN_STOP_BEFORE_RUN_START = "run_stop_before_run_start"
+    MALFORMED_QUALITY = "malformed_quality"
+    RUN_ABORTED = "run_aborted"
+    UNKNOWN_BENCHMARK = "unknown_benchmark"
+    BENCHMARK_MISMATCH = "benchmark_mismatch"
+    NO_RESULT_SETS = "no_result_sets"
+    LINK_OUTSIDE_TREE = "link_outside_tree"
+    NOT_REGULAR_FILE = "not_regular_file"
+    UNREADABLE_FILE = "unreadable_file"
+    TOO_MANY_RESULT_FILES = "too_many_result_files"
+    INVALID_SCALING_FACTOR = "invalid_scaling_factor"
+    WRONG_RUN_COUNT = "wrong_run_count"
+    TOO_MANY_FAILED_RUNS = "too_many_failed_runs"
+    UNKNOWN_FORMAT = "unknown_format"
+    UNKNOWN_ROUND = "unknown_round"
 
 
 class WarningCode(StrEnum):
@@ -64,6 +90,9 @@ class WarningCode(StrEnum):
     LOG_IGNORED = "log_ignored"
     DATE_NOT_PADDED = "date_not_padded"
     REPLACES_ENTRY = "replaces_entry"
+    SYSTEM_DESCRIPTION_IGNORED = "system_description_ignored"
+    RUN_FAILED = "run_failed"
+    MEASURED_WHILE_BUSY = "measured_while_busy"
 
 
 ERROR_DESCRIPTIONS = {
@@ -106,6 +135,37 @@ ERROR_DESCRIPTIONS = {
     ErrorCode.LOG_ALREADY_SUBMITTED: "The log (its bytes, or its rows up to the threshold as read) is already on the "
     "board under another submitter's entry.",
     ErrorCode.JUDGING_FAILED: "The submission could not be judged after several tries; submit it again.",
+    ErrorCode.MALFORMED_RECORD: "An MLPerf log line's text after `:::MLLOG ` is not one JSON object with a string "
+    "key, a value and a time_ms (and, when present, an object as metadata).",
+    ErrorCode.INVALID_TIME: "An MLPerf log record's time_ms is not a number, or is NaN or infinite.",
+    ErrorCode.NESTED_TOO_DEEP: "An MLPerf log record nests objects or arrays deeper than any real record does.",
+    ErrorCode.LINE_TOO_LONG: "An MLPerf log line holding a record is longer than any real record.",
+    ErrorCode.TOO_MANY_LINES: "An MLPerf log has more lines than any real run writes.",
+    ErrorCode.TOO_MANY_RECORDS: "An MLPerf log has more `:::MLLOG` records than any real run writes.",
+    ErrorCode.MISSING_MLLOG_KEY: "An MLPerf log lacks a record every run writes (run_start, run_stop, "
+    "submission_benchmark, or a key its benchmark's target needs); the field names it.",
+    ErrorCode.CONFLICTING_VALUES: "A key an MLPerf run writes once (submission_benchmark, run_start, run_stop...) is "
+    "written again with another value or time.",
+    ErrorCode.CLOCK_WENT_BACK: "Before run_start, an MLPerf log's time_ms goes back further than processes' clocks "
+    "drift apart.",
+    ErrorCode.RUN_STOP_BEFORE_RUN_START: "run_stop is timed before run_start: the run would take negative minutes.",
+    ErrorCode.MALFORMED_QUALITY: "A quality record (eval_accuracy) lacks its number, a sub-metric or its progress "
+    "(epoch_num, samples_count...), as its benchmark writes them.",
+    ErrorCode.RUN_ABORTED: "The run's run_stop status is not success: the run counts as failed.",
+    ErrorCode.UNKNOWN_BENCHMARK: "A results folder names no benchmark of the round.",
+    ErrorCode.BENCHMARK_MISMATCH: "A log's submission_benchmark is not the benchmark its folder names.",
+    ErrorCode.NO_RESULT_SETS: "No <submitter>/results/<system>/<benchmark>/result_*.txt was found under the folder.",
+    ErrorCode.LINK_OUTSIDE_TREE: "A symbolic link in a results tree points outside the tree; it was not followed.",
+    ErrorCode.NOT_REGULAR_FILE: "A result file is not a regular file (a pipe, a device, a folder).",
+    ErrorCode.UNREADABLE_FILE: "A file of a results tree could not be read (permissions, I/O error).",
+    ErrorCode.TOO_MANY_RESULT_FILES: "A result set's folder holds more result files than any benchmark requires; "
+    "none was read.",
+    ErrorCode.INVALID_SCALING_FACTOR: "scaling.json is not a JSON object whose scaling_factor is a finite positive "
+    "number.",
+    ErrorCode.WRONG_RUN_COUNT: "The entry holds another number of runs (logs) than its task version requires.",
+    ErrorCode.TOO_MANY_FAILED_RUNS: "Too many of the entry's runs failed for its task version's rule to give a score.",
+    ErrorCode.UNKNOWN_FORMAT: "The format field is neither dawnbench nor mllog.",
+    ErrorCode.UNKNOWN_ROUND: "MLLOG files came without a known MLPerf Training round (round=v4.0, say).",
 }
 
 WARNING_DESCRIPTIONS = {
@@ -122,12 +182,22 @@ WARNING_DESCRIPTIONS = {
     WarningCode.LOG_IGNORED: "A log sent with an inference entry was not read.",
     WarningCode.REPLACES_ENTRY: "The submitter's own entry with the same log was withdrawn: this one replaces it.",
     WarningCode.DATE_NOT_PADDED: "timestamp was written without zero padding (e.g. 2019-6-27); the date was read.",
+    WarningCode.SYSTEM_DESCRIPTION_IGNORED: "A system's description (systems/<system>.json) is too large or not a "
+    "JSON object; the results were read without it.",
+    WarningCode.RUN_FAILED: "One of the entry's runs missed the threshold; it counts as slower than every other.",
+    WarningCode.MEASURED_WHILE_BUSY: "A reference run was timed while other work held the machine's cores.",
 }
 
 # The warnings a reader should look at: they change or question a figure. The rest note a quirk of the
 # files that left every figure unambiguous. Verdicts list these first.
 ATTENTION_WARNINGS = frozenset(
-    {WarningCode.REPEATED_EPOCH, WarningCode.METRIC_PERCENT_CONVERTED, WarningCode.COST_MISMATCH}
+    {
+        WarningCode.REPEATED_EPOCH,
+        WarningCode.METRIC_PERCENT_CONVERTED,
+        WarningCode.COST_MISMATCH,
+        WarningCode.RUN_FAILED,
+        WarningCode.MEASURED_WHILE_BUSY,
+    }
 )
 
 

@@ -13,9 +13,11 @@ pages also printed 0.73; here the version fixes one number).
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal
 from enum import StrEnum
+
+from dawnboard.rounds import TRAINING_ROUNDS, RoundBenchmark, TrainingRound
 
 
 class Track(StrEnum):
@@ -30,18 +32,69 @@ class Track(StrEnum):
 
 
 class Scale(StrEnum):
-    """How a quality metric is written: accuracy in percent, F1 as a fraction."""
+    """How a quality metric is written: accuracy in percent, F1 as a fraction, a loss or perplexity as a value."""
 
     PERCENT = "percent"
     FRACTION = "fraction"
+    VALUE = "value"
 
     @property
     def upper_bound(self) -> float:
-        return 100.0 if self is Scale.PERCENT else 1.0
+        return {Scale.PERCENT: 100.0, Scale.FRACTION: 1.0}.get(self, float("inf"))
 
     @property
     def label(self) -> str:
+        if self is Scale.VALUE:
+            return "Value (a loss, a perplexity, a score)"
         return f"{self.value.capitalize()} (0-{self.upper_bound:g})"
+
+
+class Aggregate(StrEnum):
+    """How a task version scores an entry's several runs."""
+
+    MEDIAN = "median"
+    OLYMPIC_MEAN = "olympic_mean"
+
+
+class LogFormat(StrEnum):
+    """The format a task version's training logs are written in."""
+
+    DAWNBENCH = "dawnbench"  # an entry JSON and a TSV log per run (DAWNBench v1.0)
+    MLLOG = "mllog"  # MLPerf Training's `:::MLLOG` lines, one file per run
+
+
+@dataclass(frozen=True)
+class RunsRule:
+    """How many runs an entry of a task version holds and how they make one score.
+
+    Attributes:
+        aggregate: MEDIAN (DAWNBench here: one run scores itself) or OLYMPIC_MEAN (MLPerf Training).
+        required_runs: the exact number of runs an entry must hold (an MLPerf round's), or None: any number
+            from `min_runs`.
+        min_runs: the fewest runs an entry may hold.
+        dropped_each_side: the olympic mean drops this many of the fastest and of the slowest runs (a failed
+            run is one of the slowest); more failed runs than this leaves no score.
+        source: where the rule was published.
+    """
+
+    aggregate: Aggregate = Aggregate.MEDIAN
+    required_runs: int | None = None
+    min_runs: int = 1
+    dropped_each_side: int = 0
+    source: str = ""
+
+    def run_count_error(self, runs: int) -> str | None:
+        """Why `runs` runs cannot make an entry under this rule, or None."""
+        if self.required_runs is not None and runs != self.required_runs:
+            return f"{self.required_runs} runs are required; {runs} were sent"
+        if runs < self.min_runs:
+            return f"at least {self.min_runs} run(s) are required; {runs} were sent"
+        return None
+
+
+# DAWNBench ranked one run per entry; Dawnboard takes one or more and ranks their median (one run: that run), so
+# that an entry of several runs reports its spread rather than its luckiest seed.
+DAWNBENCH_RUNS = RunsRule(aggregate=Aggregate.MEDIAN, min_runs=1, source="Dawnboard (README: Several runs)")
 
 
 TRACKS = tuple(Track)  # `"train" in TRACKS` holds; `in Track` refuses a plain string before Python 3.12
@@ -72,6 +125,10 @@ class TaskRules:
         documented_fields: entry fields the task's DAWNBench entries carry beside the common ones (ImageNet's
             `usedBlacklist`: whether the blacklisted validation images were left out); an entry with them
             raises no `unknown_fields` warning.
+        runs: how many runs an entry holds and how they are scored.
+        log_format: the format its logs are written in.
+        higher_is_better: whether the quality target is a floor (accuracy) or a ceiling (a loss, a perplexity).
+        benchmark: an MLPerf round's benchmark name, for its logs' `submission_benchmark`.
     """
 
     task_slug: str
@@ -84,6 +141,10 @@ class TaskRules:
     source: str = RULES_SOURCE
     documented_log_columns: tuple[str, ...] = ()
     documented_fields: tuple[str, ...] = ()
+    runs: RunsRule = DAWNBENCH_RUNS
+    log_format: LogFormat = LogFormat.DAWNBENCH
+    higher_is_better: bool = True
+    benchmark: str = ""  # an MLPerf round's benchmark name (e.g. "resnet"); empty for DAWNBench versions
 
     @property
     def upper_bound(self) -> float:
@@ -196,6 +257,79 @@ DIGITS = TaskDefinition(
 )
 
 TASKS = (*TASKS, DIGITS)
+
+# MLPerf Training: every round a task version of its benchmark's task (built from `dawnboard.rounds`); ResNet-50 on
+# ImageNet is a version of the ImageNet task, every other benchmark a task of its own, named as MLPerf names it.
+MLPERF_TASK_OF_BENCHMARK = {"resnet": "imagenet"}
+MLPERF_VERSION_PREFIX = "mlperf-"
+
+
+def mlperf_version(round_name: str) -> str:
+    """The task version of an MLPerf Training round: "v4.0" -> "mlperf-v4.0" (DAWNBench's own "v1.0" stays apart)."""
+    return f"{MLPERF_VERSION_PREFIX}{round_name}"
+
+
+def mlperf_task_slug(benchmark: str) -> str:
+    return MLPERF_TASK_OF_BENCHMARK.get(benchmark, benchmark)
+
+
+def _mlperf_rules(training_round: TrainingRound, benchmark: RoundBenchmark) -> TaskRules:
+    target = benchmark.targets[0]
+    fraction = target.higher_is_better and target.bound <= 1
+    what = f"{target.metric}[{target.sub_metric}]" if target.sub_metric else target.metric
+    return TaskRules(
+        task_slug=mlperf_task_slug(benchmark.name),
+        version=mlperf_version(training_round.round),
+        metric_label=f"MLPerf Training {training_round.round} {benchmark.name}: {what}",
+        log_column=target.metric,
+        inference_fields=(),
+        threshold=target.bound,
+        scale=Scale.FRACTION if fraction else Scale.VALUE,
+        source=target.source or training_round.source,
+        runs=RunsRule(
+            aggregate=Aggregate.OLYMPIC_MEAN,
+            required_runs=benchmark.required_runs,
+            min_runs=benchmark.required_runs,
+            dropped_each_side=benchmark.dropped_each_side,
+            source=training_round.source,
+        ),
+        log_format=LogFormat.MLLOG,
+        higher_is_better=target.higher_is_better,
+        benchmark=benchmark.name,
+    )
+
+
+def _with_mlperf_rounds(tasks: tuple[TaskDefinition, ...]) -> tuple[TaskDefinition, ...]:
+    """The tasks with every MLPerf round's version added: to an existing task (ResNet-50 to ImageNet), or as a task
+    of its own whose current version is its latest round."""
+    versions: dict[str, list[TaskRules]] = {}
+    for training_round in TRAINING_ROUNDS:
+        for benchmark in training_round.benchmarks:
+            rules = _mlperf_rules(training_round, benchmark)
+            versions.setdefault(rules.task_slug, []).append(rules)
+    known = {task.slug: task for task in tasks}
+    extended = [replace(task, versions=(*task.versions, *versions.get(task.slug, ()))) for task in tasks]
+    for slug, rounds in versions.items():
+        if slug in known:
+            continue
+        extended.append(
+            TaskDefinition(
+                slug=slug,
+                name=f"MLPerf Training {rounds[0].benchmark}",
+                description=(
+                    f"MLPerf Training's {rounds[0].benchmark} benchmark: time to train to the round's quality target, "
+                    "scored by the olympic mean of the round's required runs, as MLCommons' result summarizer does."
+                ),
+                dawnbench_folder="",
+                versions=tuple(rounds),
+                current_version=rounds[-1].version,
+                in_dawnbench_archive=False,
+            )
+        )
+    return tuple(extended)
+
+
+TASKS = _with_mlperf_rounds(TASKS)
 
 RulesCatalog = Mapping[str, Mapping[str, TaskRules]]
 

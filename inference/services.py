@@ -71,7 +71,7 @@ def measurement_submit(*, report: MeasurementReport) -> SubmissionOutcome:
         task_slug=report.options.task,
         track="inference",
         entry=Upload(name=report.entry_path.name, content=report.entry_bytes),
-        log=None,
+        logs=[],
         source=Submission.Source.MEASURED,
         run_record=report.record,
     )

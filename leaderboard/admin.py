@@ -70,6 +70,24 @@ class HardwareMatchAdmin(admin.ModelAdmin):
         if "instance" in form.changed_data:
             obj.reason = f"set by {request.user} in the admin"
         super().save_model(request, obj, form, change)
+        _costs_refresh([obj.entry_id])  # its costs on the boards by a catalog price
+
+    def delete_model(self, request, obj):
+        super().delete_model(request, obj)
+        _costs_refresh([obj.entry_id])
+
+    def delete_queryset(self, request, queryset):
+        entry_ids = list(queryset.values_list("entry_id", flat=True))
+        super().delete_queryset(request, queryset)
+        _costs_refresh(entry_ids)
+
+
+def _costs_refresh(entry_ids: list[int]) -> None:
+    # Imported when staff change a match: the services package brings the log readers (pandas), which every
+    # command would otherwise load through the admin's autodiscovery.
+    from leaderboard.services.policy_costs import entry_policy_costs_refresh
+
+    entry_policy_costs_refresh(entry_ids=entry_ids)
 
 
 # knox registers an admin of its own that lists digests and issues tokens from a form; this one replaces it.

@@ -28,7 +28,7 @@ def attachment_disposition(name: str, *, fallback: str) -> str:
 
 
 def file_download(content: bytes, *, name: str, role: str) -> HttpResponse:
-    """An entry's file (`role`: entry or log) as an attachment."""
-    response = HttpResponse(content, content_type=CONTENT_TYPES[role])
+    """An entry's file (`role`: entry, log, log-N) as an attachment."""
+    response = HttpResponse(content, content_type=CONTENT_TYPES[role.partition("-")[0]])
     response["Content-Disposition"] = attachment_disposition(name, fallback=role)
     return response

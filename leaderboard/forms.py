@@ -63,6 +63,7 @@ class BoardForm(QueryForm):
     as_of = forms.DateField(required=False, label="As of")
     sort = forms.ChoiceField(choices=[(column, column) for column in SORTABLE_COLUMNS], required=False)
     order = forms.ChoiceField(choices=[("asc", "ascending"), ("desc", "descending")], required=False)
+    version = forms.CharField(required=False, max_length=20)
     latency_stat = forms.ChoiceField(
         choices=[(slug, stat.label) for slug, stat in LATENCY_STATS.items()], required=False
     )
@@ -81,6 +82,7 @@ class BoardForm(QueryForm):
             sort=data.get("sort", "rank"),
             descending=data.get("order") == "desc",
             latency_stat=data.get("latency_stat", MEAN_LATENCY.slug),
+            version=data.get("version", ""),
         )
 
 

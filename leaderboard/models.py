@@ -11,6 +11,7 @@ from django.db.models import F, Q
 
 from dawnboard.metrics import LEADERBOARD_METRICS
 from dawnboard.rules import Scale, Track
+from dawnboard.scoring.runs import Spread
 
 TRACK_CHOICES = [(track.value, track.label) for track in Track]
 
@@ -36,7 +37,7 @@ class TaskVersion(models.Model):
     metric_label = models.CharField(max_length=100)
     log_column = models.CharField(max_length=50)
     inference_fields = models.JSONField(help_text="Entry fields holding the metric, preferred first.")
-    threshold = models.DecimalField(max_digits=10, decimal_places=4)
+    threshold = models.DecimalField(max_digits=14, decimal_places=6)  # MLPerf's DLRM AUC target: 0.80275
     scale = models.CharField(max_length=10, choices=[(scale.value, scale.label) for scale in Scale])
     is_current = models.BooleanField(default=True)
     source = models.URLField(blank=True, help_text="Where the threshold was published.")
@@ -102,7 +103,14 @@ class Submission(models.Model):
     errors = models.JSONField(default=list, blank=True)
     warnings = models.JSONField(default=list, blank=True)
     run_record = models.JSONField(
-        null=True, blank=True, help_text="A reference run's record (run.json): config, machine, versions, curve."
+        null=True,
+        blank=True,
+        help_text="A reference run's record (run.json): config, machine, versions, curve; {'runs': [...]} for several.",
+    )
+    version = models.CharField(
+        max_length=20,
+        blank=True,
+        help_text="The task version the files are judged by where no entry names it (an MLPerf round); else empty.",
     )
     files_digest = models.CharField(
         max_length=64,
@@ -147,11 +155,12 @@ class Submission(models.Model):
         return f"submission {self.pk} ({self.status})"
 
     @staticmethod
-    def digest_of(*, task_slug: str, track: str, entry_sha256: str, log_sha256: str | None) -> str:
+    def digest_of(*, task_slug: str, track: str, entry_sha256: str, log_sha256s: list[str]) -> str:
         """What makes two submissions the same: the task, the track, the entry as published (its digest,
         `published_entry_sha256`: two uploads that differ in the author's address alone are the same, so that
-        a duplicate's answer never says whether a guessed address is right) and the log's bytes."""
-        text = "\n".join((task_slug, track, entry_sha256, log_sha256 or "-"))
+        a duplicate's answer never says whether a guessed address is right) and the bytes of its logs, in order
+        (one log: its digest alone, as before several runs)."""
+        text = "\n".join((task_slug, track, entry_sha256, ",".join(log_sha256s) or "-"))
         return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -164,13 +173,17 @@ class SubmittedFile(models.Model):
 
     submission = models.ForeignKey(Submission, on_delete=models.CASCADE, related_name="files")
     role = models.CharField(max_length=10, choices=Role.choices)
+    position = models.PositiveSmallIntegerField(default=0, help_text="A log's run, from 0, in the order sent.")
     name = models.CharField(max_length=255)
     sha256 = models.CharField(max_length=64)
     size_bytes = models.PositiveBigIntegerField()
     content = models.BinaryField()
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["submission", "role"], name="one_file_per_role")]
+        ordering = ["submission_id", "role", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["submission", "role", "position"], name="one_file_per_role_and_run")
+        ]
 
     def __str__(self) -> str:
         return f"{self.role} {self.name} ({self.sha256[:12]})"
@@ -244,11 +257,16 @@ class Entry(models.Model):
     latency_p99_ms = models.FloatField(null=True, blank=True)
     latency_max_ms = models.FloatField(null=True, blank=True)
     inference_cost_usd_per_10k = models.DecimalField(max_digits=36, decimal_places=20, null=True, blank=True)
-    log_row_count = models.PositiveIntegerField(default=0)
-    # The training log's fingerprints: its bytes, and its rows as read up to the one deciding the time
-    # (dawnboard.documents.TrainingLog.rows_sha256). A log is on the board once (`log_already_submitted`).
-    log_sha256 = models.CharField(max_length=64, blank=True)
-    log_rows_sha256 = models.CharField(max_length=64, blank=True)
+    # The spread of a training entry's runs (dawnboard.scoring.runs.Spread), its score being
+    # time_to_accuracy_seconds: how many runs, how many reached the threshold, the fastest and slowest, the
+    # coefficient of variation, and a seeded 95 % bootstrap interval of their median (high None: unbounded).
+    run_count = models.PositiveSmallIntegerField(default=0)
+    successful_run_count = models.PositiveSmallIntegerField(default=0)
+    time_min_seconds = models.FloatField(null=True, blank=True)
+    time_max_seconds = models.FloatField(null=True, blank=True)
+    time_coefficient_of_variation = models.FloatField(null=True, blank=True)
+    time_interval_low_seconds = models.FloatField(null=True, blank=True)
+    time_interval_high_seconds = models.FloatField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = EntryQuerySet.as_manager()
@@ -278,13 +296,6 @@ class Entry(models.Model):
             models.CheckConstraint(condition=Q(inference_cost_usd_per_10k__gte=0), name="inference_cost_not_negative"),
             models.CheckConstraint(condition=Q(cost_per_hour_usd__gte=0), name="cost_per_hour_not_negative"),
             models.CheckConstraint(condition=Q(accuracy__gte=0), name="accuracy_not_negative"),
-            # One accepted entry per run, whoever sends its log and however it is written; equal bytes read as
-            # equal rows, so this also holds a byte-identical copy out.
-            models.UniqueConstraint(
-                fields=["task", "log_rows_sha256"],
-                condition=Q(status="accepted") & ~Q(log_rows_sha256=""),
-                name="one_accepted_entry_per_log",
-            ),
         ]
         # One index per board, in the board's own order (value, then date, then id) and holding the accuracy
         # it is filtered by: a board's count, a window deep into it and a rank are read off the index alone.
@@ -302,12 +313,6 @@ class Entry(models.Model):
             # The API's entry list, newest first, of one task or of all.
             models.Index(fields=["task", "-date", "-id"], condition=Q(status="accepted"), name="entry_task_newest"),
             models.Index(fields=["-date", "-id"], condition=Q(status="accepted"), name="entry_newest"),
-            # A log's bytes looked up on its task's board (the rows' lookup is the constraint's index).
-            models.Index(
-                fields=["task", "log_sha256"],
-                condition=Q(status="accepted") & ~Q(log_sha256=""),
-                name="entry_log_bytes",
-            ),
             # The charts page reads every board of a task at once: from this index alone, a sixth of the table's
             # size (100 ms to 20 ms at 100,000 entries a task).
             models.Index(
@@ -325,11 +330,86 @@ class Entry(models.Model):
     def is_training(self) -> bool:
         return self.track == Track.TRAIN
 
+    @property
+    def spread(self) -> Spread | None:
+        """How the entry's runs spread around its score (a training entry's; None for inference)."""
+        if not self.run_count:
+            return None
+        return Spread(
+            runs=self.run_count,
+            successful=self.successful_run_count,
+            minimum=self.time_min_seconds,
+            maximum=self.time_max_seconds,
+            coefficient_of_variation=self.time_coefficient_of_variation,
+            interval_low=self.time_interval_low_seconds,
+            interval_high=self.time_interval_high_seconds,
+        )
+
+
+class Run(models.Model):
+    """One run of an entry: its log, judged alone (dawnboard.validation.RunResult), and its own figures.
+
+    A training entry holds one or more runs (an inference entry none); the entry holds their score. A run's log
+    is on the board once, whoever sends it and however it is written: `log_rows_sha256` (its rows as read up to
+    the crossing, dawnboard.documents.TrainingLog.rows_sha256) is unique among the runs `on_board` (of accepted
+    entries) of a task (`log_already_submitted`); equal bytes read as equal rows, so this also holds a
+    byte-identical copy out.
+    """
+
+    class Status(models.TextChoices):
+        SUCCESS = "success"
+        FAILED = "failed"
+
+    entry = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="runs")
+    task = models.ForeignKey(Task, on_delete=models.PROTECT, related_name="+")
+    position = models.PositiveSmallIntegerField(help_text="The run's place in the submission, from 0.")
+    status = models.CharField(max_length=10, choices=Status.choices)
+    errors = models.JSONField(default=list, blank=True, help_text="Why a failed run failed.")
+    log_name = models.CharField(max_length=255, blank=True)
+    log_sha256 = models.CharField(max_length=64, blank=True)
+    log_rows_sha256 = models.CharField(max_length=64, blank=True)
+    log_row_count = models.PositiveIntegerField(default=0)
+    accuracy = models.FloatField(null=True, blank=True)
+    time_to_accuracy_seconds = models.FloatField(null=True, blank=True)
+    time_to_accuracy_epoch = models.FloatField(null=True, blank=True)
+    time_to_accuracy_line = models.PositiveIntegerField(null=True, blank=True)
+    # What the machine was doing while a reference run was timed (benchmarks.runner.load): None when unknown.
+    machine_load = models.JSONField(null=True, blank=True)
+    measured_while_busy = models.BooleanField(default=False)
+    on_board = models.BooleanField(default=True, help_text="Whether its entry is accepted (not withdrawn).")
+
+    class Meta:
+        ordering = ["entry_id", "position"]
+        constraints = [
+            models.UniqueConstraint(fields=["entry", "position"], name="unique_run_position"),
+            models.UniqueConstraint(
+                fields=["task", "log_rows_sha256"],
+                condition=Q(on_board=True) & ~Q(log_rows_sha256=""),
+                name="one_accepted_run_per_log",
+            ),
+            models.CheckConstraint(
+                condition=Q(status="failed")
+                | Q(time_to_accuracy_seconds__isnull=False, time_to_accuracy_seconds__gte=0),
+                name="run_success_has_time",
+            ),
+        ]
+        indexes = [
+            # A log's bytes looked up on its task's board (the rows' lookup is the constraint's index).
+            models.Index(
+                fields=["task", "log_sha256"],
+                condition=Q(on_board=True) & ~Q(log_sha256=""),
+                name="run_log_bytes",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"entry {self.entry_id} run {self.position + 1} ({self.status})"
+
 
 class CurvePoint(models.Model):
-    """One evaluation of a training log: quality against wall-clock hours, for the entry's chart."""
+    """One evaluation of a run's training log: quality against wall-clock hours, for the entry's chart."""
 
-    entry = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="curve")
+    run = models.ForeignKey(Run, on_delete=models.CASCADE, related_name="curve")
     position = models.PositiveIntegerField(help_text="Order in the log.")
     line = models.PositiveIntegerField(help_text="Line number in the submitted log.")
     epoch = models.FloatField()
@@ -337,9 +417,9 @@ class CurvePoint(models.Model):
     metric = models.FloatField()
 
     class Meta:
-        ordering = ["entry_id", "position"]
+        ordering = ["run_id", "position"]
         constraints = [
-            models.UniqueConstraint(fields=["entry", "position"], name="unique_curve_position"),
+            models.UniqueConstraint(fields=["run", "position"], name="unique_curve_position_of_run"),
             models.CheckConstraint(condition=Q(hours__gte=0), name="curve_hours_not_negative"),
         ]
 
@@ -384,3 +464,56 @@ class BoardGeneration(models.Model):
 
     def __str__(self) -> str:
         return f"board generation {self.value} of {self.task or 'the site'}"
+
+
+# A policy's cost column: its index's name. The columns and their policies: leaderboard.selectors.boards.
+CATALOG_COST_INDEXES = {
+    "catalog_at_submission_usd": "policy_board_at_submission",
+    "catalog_today_usd": "policy_board_today",
+    "spot_today_usd": "policy_board_spot_today",
+}
+
+
+class EntryCatalogCost(models.Model):
+    """An accepted entry's cost under each catalog price policy (pricing.domain.cost), priced when the entry, its
+    hardware match or the catalog changes (leaderboard.services.policy_costs), so that a board by a catalog price
+    is read along an index like the boards by the entries' own figures, never priced per request.
+
+    One row per accepted entry matched to the catalog; a policy that cannot price it leaves its column empty. The
+    entry's version, track, date and accuracy are copied here, so that one index per policy holds a board's
+    filter and order (cost, date, entry): its count, a window deep into it and a rank are read off it alone.
+    A cost is in the board's unit: USD for a training run, USD per 10,000 items for inference.
+    """
+
+    entry = models.OneToOneField(Entry, primary_key=True, on_delete=models.CASCADE, related_name="catalog_cost")
+    task_version = models.ForeignKey(TaskVersion, on_delete=models.CASCADE, related_name="+")
+    track = models.CharField(max_length=10, choices=TRACK_CHOICES)
+    date = models.DateField()
+    accuracy = models.FloatField()
+    catalog_at_submission_usd = models.DecimalField(max_digits=36, decimal_places=20, null=True, blank=True)
+    catalog_today_usd = models.DecimalField(max_digits=36, decimal_places=20, null=True, blank=True)
+    spot_today_usd = models.DecimalField(max_digits=36, decimal_places=20, null=True, blank=True)
+    priced_on = models.DateField(help_text="The day the costs were priced: 'today' of the today policies.")
+    prices_hold_until = models.DateField(
+        null=True,
+        blank=True,
+        help_text="The first day a quote of the machine starts or ends after `priced_on`, when the costs are priced"
+        " again; empty: no change is known.",
+    )
+
+    class Meta:
+        indexes = [
+            models.Index(
+                fields=["task_version", "track", field, "date", "entry", "accuracy"],
+                condition=Q(**{f"{field}__isnull": False}),
+                name=name,
+            )
+            for field, name in CATALOG_COST_INDEXES.items()
+        ] + [
+            models.Index(
+                fields=["prices_hold_until"], condition=Q(prices_hold_until__isnull=False), name="catalog_cost_expiry"
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"catalog costs of entry {self.entry_id} on {self.priced_on}"

@@ -10,9 +10,11 @@ from django.conf import settings
 from django.db import InterfaceError, OperationalError
 
 from leaderboard.services import (
+    POLICY_COSTS_EXPIRE_TASK,
     SUBMISSION_JUDGE_TASK,
     SUBMISSIONS_SWEEP_TASK,
     SubmissionNotVisible,
+    entry_policy_costs_expire,
     submission_judge_queued,
     submission_judging_fail,
     submissions_sweep,
@@ -44,3 +46,9 @@ def submission_judge_task(submission_id: int, files_digest: str = "", source_nam
 def submissions_sweep_task() -> dict:
     summary = submissions_sweep()
     return {"requeued": summary.requeued, "failed": summary.failed, "keys_forgotten": summary.keys_forgotten}
+
+
+@shared_task(name=POLICY_COSTS_EXPIRE_TASK, acks_late=False, ignore_result=True)
+def policy_costs_expire_task() -> int:
+    """Celery beat runs it every hour: entries whose catalog price "today" moved are priced again."""
+    return entry_policy_costs_expire()

@@ -45,21 +45,27 @@ def home(request):
 
 @cached_page(query=TaskPageForm, per_task=True)
 def task_detail(request, slug: str):
-    version = _current_version(slug)
     form = TaskPageForm(request.GET)
     view = form.board_view()
+    version = _task_version(slug, view.version)
     rows = selectors.board_rows(task_slug=slug, view=view)
     # The page's ids first (the board's index holds them in order), then only those rows.
     page = Paginator(rows.entries.values_list("id", flat=True), PAGE_SIZE).get_page(form.page_number())
     context = {
         "version": version,
+        "versions": list(TaskVersion.objects.filter(task=version.task).order_by("id")),
+        "rules": selectors.task_catalog()[slug][version.version],
         "task": version.task,
         "form": form,
         "view": view,
         "metric": LEADERBOARD_METRICS[view.metric],
         "metrics": LEADERBOARD_METRICS.values(),
         "page": page,
-        "rows": selectors.board_page_rows(rows, list(page.object_list), first_rank=page.start_index()),
+        "rows": selectors.board_page_rows(
+            rows,
+            selectors.window_ids(page.paginator.object_list, start=page.start_index() - 1, end=page.end_index()),
+            first_rank=page.start_index(),
+        ),
         "frameworks": selectors.task_frameworks(task_slug=slug),
         "query": _query_without(request, "page"),
         "sort_query": _query_without(request, "page", "sort", "order"),
@@ -108,7 +114,10 @@ def entry_detail(request, pk: int):
     figure = None
     if entry.is_training:
         figure = charts.curve_figure(
-            [_curve(entry)], threshold=float(version.threshold), metric_label=version.metric_label, scale=version.scale
+            _run_curves(entry),
+            threshold=float(version.threshold),
+            metric_label=version.metric_label,
+            scale=version.scale,
         )
     accounting = selectors.entry_accounting(entry)
     latency = selectors.entry_latency_distribution(entry)
@@ -123,7 +132,9 @@ def entry_detail(request, pk: int):
         "withdrawn": entry.status == Entry.Status.WITHDRAWN,
         "version": version,
         "files": selectors.entry_files_shown(entry, original=False),  # the page is the same for every reader
-        "curve": list(entry.curve.all()),
+        "runs": list(entry.runs.all()),
+        "spread": entry.spread,
+        "runs_rule": selectors.task_catalog()[version.task.slug][version.version].runs,
         "figure": _figure_json(figure),
         "claims": _claims(entry),
         "warnings": _warnings(entry),
@@ -227,6 +238,13 @@ def _current_version(slug: str) -> TaskVersion:
     return get_object_or_404(TaskVersion.objects.select_related("task"), task__slug=slug, is_current=True)
 
 
+def _task_version(slug: str, version: str) -> TaskVersion:
+    """The task version a page asks for (`?version=`), by default the current one; 404 when it has none."""
+    if not version:
+        return _current_version(slug)
+    return get_object_or_404(TaskVersion.objects.select_related("task"), task__slug=slug, version=version)
+
+
 def _board_columns(view: selectors.BoardView) -> list[tuple[str, str]]:
     """The board's columns; on the latency board the value column names the statistic it ranks by."""
     stat = view.ranked_latency_stat
@@ -236,15 +254,37 @@ def _board_columns(view: selectors.BoardView) -> list[tuple[str, str]]:
 
 
 def _curve(entry: Entry) -> charts.Curve:
-    points = list(entry.curve.all())
-    seconds = entry.time_to_accuracy_seconds
+    """The entry's curve on a comparison: the run nearest its score (its only run, most often)."""
+    runs = list(entry.runs.all())
+    nearest = min(
+        (run for run in runs if run.time_to_accuracy_seconds is not None),
+        key=lambda run: (abs(run.time_to_accuracy_seconds - entry.time_to_accuracy_seconds), run.position),
+    )
+    name = f"#{entry.id} {charts.plotly_text(entry.model)} ({charts.plotly_text(entry.author)})"
+    if len(runs) > 1:
+        name += f", run {nearest.position + 1} of {len(runs)}"
+    return _run_curve(nearest, name=name)
+
+
+def _run_curves(entry: Entry) -> list[charts.Curve]:
+    """Every run of the entry on one chart, each named by its number."""
+    runs = list(entry.runs.all())
+    name = f"#{entry.id} {charts.plotly_text(entry.model)} ({charts.plotly_text(entry.author)})"
+    if len(runs) == 1:
+        return [_run_curve(runs[0], name=name)]
+    return [_run_curve(run, name=f"{name}, run {run.position + 1} ({run.status})") for run in runs]
+
+
+def _run_curve(run, *, name: str) -> charts.Curve:
+    points = list(run.curve.all())
+    seconds = run.time_to_accuracy_seconds
     crossing_hours = hours_of(seconds) if seconds is not None else None
     return charts.Curve(
-        name=f"#{entry.id} {charts.plotly_text(entry.model)} ({charts.plotly_text(entry.author)})",
+        name=name,
         hours=[point.hours for point in points],
         metric=[point.metric for point in points],
         crossing_hours=crossing_hours,
-        crossing_metric=entry.accuracy if crossing_hours is not None else None,
+        crossing_metric=run.accuracy if crossing_hours is not None else None,
     )
 
 

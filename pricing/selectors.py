@@ -295,13 +295,34 @@ def run_costs(run: PricedRun, *, today: datetime.date | None = None, book: Quote
     return costs
 
 
-def costs_by_policy(runs: Mapping[int, PricedRun], *, today: datetime.date | None = None) -> dict:
+def costs_by_policy(
+    runs: Mapping[int, PricedRun], *, today: datetime.date | None = None, book: QuoteBook | None = None
+) -> dict:
     """Each run's cost under every policy ({key: {policy: USD or None}}), keyed as given, with the quotes of all
-    their instances read in one query."""
-    book = QuoteBook(instance_id for run in runs.values() for instance_id in run.instance_ids)
+    their instances read in one query (or looked up in `book`, which holds them)."""
+    if book is None:
+        book = QuoteBook(instance_id for run in runs.values() for instance_id in run.instance_ids)
     return {
         key: {cost.policy: cost.usd for cost in run_costs(run, today=today, book=book)} for key, run in runs.items()
     }
+
+
+def prices_hold_until(run: PricedRun, *, book: QuoteBook, day: datetime.date) -> datetime.date | None:
+    """The first day after `day` on which a quote of the run's machine starts or ends (any region, any pricing
+    model): until the day before, the catalog prices the machine as on `day`. None: no change is known.
+
+    A cost priced "today" holds until then, so a store of such costs is priced again on that day, not every day.
+    """
+    parts = set(run.instance_ids)
+    changes = (
+        change
+        for (instance_id, _), quotes in book.quotes.items()
+        if instance_id in parts
+        for quote in quotes
+        for change in (quote.valid_from, quote.valid_to)
+        if change is not None and change > day
+    )
+    return min(changes, default=None)
 
 
 def price_warning(run: PricedRun, *, book: QuoteBook | None = None) -> str | None:

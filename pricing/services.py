@@ -1,6 +1,7 @@
 """Writes: loading a price catalog file (idempotent, all or nothing).
 
-Matching entries to instances is the leaderboard's (it owns the entries); it calls these and then matches.
+Matching entries to instances is the leaderboard's (it owns the entries); it calls these and then matches. A load
+that changes quotes says which instances' (`pricing.signals.prices_changed`), for the boards priced by them.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from django.db import transaction
 
 from pricing.domain.catalog import parse_prices
 from pricing.models import InstanceType, PriceQuote, Provider
+from pricing.signals import prices_changed
 
 
 @dataclass(frozen=True)
@@ -33,7 +35,7 @@ def prices_load(*, text: str) -> LoadSummary:
     rows = parse_prices(text)
     created = updated = unchanged = 0
     with transaction.atomic():
-        groups = set()
+        groups, changed_instance_ids = set(), set()
         for row in rows:
             provider, _ = Provider.objects.get_or_create(slug=row.provider)
             instance, _ = InstanceType.objects.update_or_create(
@@ -67,24 +69,33 @@ def prices_load(*, text: str) -> LoadSummary:
             )
             if was_created:
                 created += 1
+                changed_instance_ids.add(instance.pk)
             elif any(getattr(quote, name) != value for name, value in values.items()):
                 PriceQuote.objects.filter(pk=quote.pk).update(**values)
                 updated += 1
+                changed_instance_ids.add(instance.pk)
             else:
                 unchanged += 1
             groups.add((instance.pk, row.region, row.pricing_model))
         for instance_id, region, pricing_model in groups:
-            _close_quotes(instance_id=instance_id, region=region, pricing_model=pricing_model)
+            if _close_quotes(instance_id=instance_id, region=region, pricing_model=pricing_model):
+                changed_instance_ids.add(instance_id)
+        if changed_instance_ids:
+            prices_changed.send(sender=PriceQuote, instance_ids=changed_instance_ids)
     return LoadSummary(created=created, updated=updated, unchanged=unchanged)
 
 
-def _close_quotes(*, instance_id: int, region: str, pricing_model: str) -> None:
+def _close_quotes(*, instance_id: int, region: str, pricing_model: str) -> bool:
+    """End each quote where the next of its instance, region and model starts; returns whether any end moved."""
     quotes = list(
         PriceQuote.objects.filter(instance_id=instance_id, region=region, pricing_model=pricing_model).order_by(
             "valid_from"
         )
     )
+    moved = False
     for quote, following in zip(quotes, [*quotes[1:], None], strict=True):
         valid_to = following.valid_from if following else None
         if quote.valid_to != valid_to:
             PriceQuote.objects.filter(pk=quote.pk).update(valid_to=valid_to)
+            moved = True
+    return moved

@@ -46,6 +46,8 @@ class RunReport:
             "errors": [issue.as_dict() for issue in getattr(verdict, "errors", [])],
             "paths": self.written.paths if self.written else {},
             "record": self.written.record if self.written else None,
+            "busy": self.result.busy,
+            "machine_load": self.result.machine_load.as_dict(),
         }
 
 
@@ -72,7 +74,7 @@ def reference_run(
         task_slug=config.task,
         track=Track.TRAIN,
         entry_bytes=written.entry_bytes,
-        log_bytes=written.log_bytes,
+        logs=[written.log_bytes],
         catalog=rules_catalog(),
     )
     return RunReport(result=result, written=written, verdict=verdict)

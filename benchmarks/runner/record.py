@@ -1,5 +1,6 @@
 """What a finished run leaves behind: the DAWNBench entry and log (written by the rules package's writers),
-the weights, and `run.json`, the record of how and where it ran."""
+the same log in MLPerf's MLLOG format, the weights, and `run.json`, the record of how and where it ran
+(with the machine's load over the run: a time measured while other work held the cores is not comparable)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ import torch
 
 from benchmarks.runner.config import Device
 from benchmarks.runner.loop import RunResult
+from benchmarks.runner.mlperf_log import mllog_bytes
 from dawnboard.formats.dawnbench import write_entry, write_training_log
 from dawnboard.recipes import recipe_named
 from dawnboard.rules import current_rules
@@ -39,12 +41,14 @@ class WrittenRun:
     entry_bytes: bytes
     log_bytes: bytes
     record: dict[str, Any]
+    mllog_bytes: bytes = b""  # the log as MLPerf MLLOG lines, timed by the same clock as the TSV
 
     @property
     def paths(self) -> dict[str, str]:
         return {
             "entry": str(self.directory / f"{self.name}.json"),
             "log": str(self.directory / f"{self.name}.tsv"),
+            "mllog": str(self.directory / f"{self.name}.mllog"),
             "weights": str(self.directory / f"{self.name}.pt"),
             "record": str(self.directory / "run.json"),
         }
@@ -166,6 +170,8 @@ def run_record(result: RunResult, facts: dict[str, Any], *, started_at: datetime
         "reproduces": recipe.reproduces[0] if recipe.reproduces and reproduces else None,
         "reproduces_any_of": list(recipe.reproduces) if reproduces else [],
         "curve": [dataclasses.asdict(point) for point in result.evaluations],
+        "phases": dataclasses.asdict(result.phases),
+        "machine_load": result.machine_load.as_dict(),
         "started_at": started_at.isoformat(),
         "finished_at": datetime.now(UTC).isoformat(),
     }
@@ -179,17 +185,26 @@ def run_write(
     author: str = DEFAULT_AUTHOR,
     author_email: str = DEFAULT_AUTHOR_EMAIL,
 ) -> WrittenRun:
-    """Write the entry, the log, the weights and run.json into `directory` (created if need be)."""
+    """Write the entry, the log (as a DAWNBench TSV and as MLLOG), the weights and run.json into `directory`
+    (created if need be)."""
     directory.mkdir(parents=True, exist_ok=True)
     facts = machine_facts(result.config.device, result.processes.world_size)
     name = run_name(result)
     entry_bytes = write_entry(entry_document(result, facts, author=author, author_email=author_email))
     log_bytes = write_training_log(log_rows(result), metric_column=current_rules(result.config.task).log_column)
     record = run_record(result, facts, started_at=started_at)
-    written = WrittenRun(directory=directory, name=name, entry_bytes=entry_bytes, log_bytes=log_bytes, record=record)
+    written = WrittenRun(
+        directory=directory,
+        name=name,
+        entry_bytes=entry_bytes,
+        log_bytes=log_bytes,
+        record=record,
+        mllog_bytes=mllog_bytes(result, platform=hardware_text(facts, result.processes.world_size)),
+    )
     paths = written.paths
     Path(paths["entry"]).write_bytes(entry_bytes)
     Path(paths["log"]).write_bytes(log_bytes)
+    Path(paths["mllog"]).write_bytes(written.mllog_bytes)
     torch.save(
         {"state_dict": {key: value.cpu() for key, value in result.model.state_dict().items()}, "config": record},
         paths["weights"],

@@ -44,6 +44,9 @@ class Workload(ABC):
     recipe: ClassVar[str]
     defaults: ClassVar[Mapping[str, Any]]
     channels_last: ClassVar[bool] = False  # convert the model (and `prepare` its images) to channels_last
+    # `build_model` reads what `load` found (ImageNet's class count, SQuAD's vocabulary): the model is then
+    # built on the clock, after the data is read, and the recipe is not warmed up before the clock starts.
+    model_needs_data: ClassVar[bool] = False
 
     def __init__(self, data_dir: Path | None = None, overrides: Mapping[str, Any] | None = None):
         unknown = sorted(set(overrides or {}) - set(self.defaults))
@@ -77,6 +80,13 @@ class Workload(ABC):
     def collate(self, examples: list[Example]) -> Batch:
         """One batch of these examples, on the CPU."""
 
+    def synthetic_batch(self, size: int, generator: torch.Generator) -> Batch | None:
+        """`size` made-up examples collated as `collate` makes real ones, on the CPU, drawn with `generator`:
+        what the job warms up on before the clock starts (its effect is then discarded). Callable before
+        `load`. None (the default): the recipe is not warmed up.
+        """
+        return None
+
     @abstractmethod
     def prepare(self, batch: Batch, device: torch.device, generator: torch.Generator) -> Batch:
         """The batch on `device`, augmented with `generator` (which lives on `device`) and normalised."""
@@ -102,6 +112,11 @@ class Workload(ABC):
         Raises NotImplementedError for a recipe whose items are not single tensors (SQuAD's are four).
         """
         raise NotImplementedError(f"{self.task}/{self.recipe} has no one-tensor evaluation items.")
+
+    @property
+    def eval_size(self) -> int | None:
+        """How many examples `evaluate` judges (MLPerf's `eval_samples`); None where the recipe does not say."""
+        return None
 
     def data_summary(self) -> dict[str, Any]:
         """Facts about the data as loaded (examples left out, sizes found), kept in the run record."""

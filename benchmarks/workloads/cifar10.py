@@ -194,6 +194,10 @@ class Cifar10Workload(Workload):
     def train_size(self) -> int:
         return len(self.data.train_labels)
 
+    @property
+    def eval_size(self) -> int:
+        return len(self.data.test_labels)
+
     def examples(self, order: Sequence[int]) -> Iterator[tuple[torch.Tensor, int]]:
         images, labels = self.data.train_images, self._train_labels
         for index in order:
@@ -203,6 +207,10 @@ class Cifar10Workload(Workload):
         images = torch.stack([image for image, _ in examples])
         labels = torch.tensor([label for _, label in examples], dtype=torch.int64)
         return images, labels
+
+    def synthetic_batch(self, size: int, generator: torch.Generator) -> Cifar10Batch:
+        images = torch.randint(0, 256, (size, *IMAGE_SHAPE), generator=generator, dtype=torch.uint8)
+        return images, torch.randint(0, NUM_CLASSES, (size,), generator=generator)
 
     def _normalise(self, images: torch.Tensor) -> torch.Tensor:
         """Images scaled to [0, 1] -> less the recipe's mean, over its standard deviation, per channel."""

@@ -25,6 +25,8 @@ from benchmarks.workloads.common import piecewise_linear, random_crop, top_k_acc
 TEST_FRACTION = 0.25
 SPLIT_SEED = 0
 PIXEL_MAX = 16.0  # the digits' pixels are counts 0..16
+IMAGE_SHAPE = (1, 8, 8)
+NUM_CLASSES = 10
 
 
 def digits_split() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -41,7 +43,7 @@ class DigitsCNNWorkload(Workload):
     task = "digits"
     recipe = "cnn"
     channels_last = False  # 8x8 images: the layout makes no difference at this size
-    inference_input_shape = (1, 8, 8)  # one item, as `evaluation_batches` gives it
+    inference_input_shape = IMAGE_SHAPE  # one item, as `evaluation_batches` gives it
     defaults = {
         "batch_size": 64,
         "epochs": 30,
@@ -64,6 +66,10 @@ class DigitsCNNWorkload(Workload):
     def train_size(self) -> int:
         return len(self.train_labels)
 
+    @property
+    def eval_size(self) -> int:
+        return len(self.test_labels)
+
     def examples(self, order: Sequence[int]) -> Iterator[int]:
         """The images are in memory: an example is its index, and reading it is the gather in `collate`."""
         return iter(order)
@@ -72,13 +78,17 @@ class DigitsCNNWorkload(Workload):
         indices = torch.tensor(examples)
         return self.train_images[indices], self.train_labels[indices]
 
+    def synthetic_batch(self, size, generator):
+        images = torch.rand((size, *IMAGE_SHAPE), generator=generator)
+        return images, torch.randint(0, NUM_CLASSES, (size,), generator=generator)
+
     def prepare(self, batch, device, generator):
         images, labels = (tensor.to(device, non_blocking=True) for tensor in batch)
         # Moved by up to `max_shift` pixels, the border filled with zeros; never flipped (a flipped 2 is no digit).
         return random_crop(images, self.config["max_shift"], generator, padding_mode="constant"), labels
 
     def build_model(self) -> nn.Module:
-        return DigitsCNN(width=self.config["width"])
+        return DigitsCNN(width=self.config["width"], num_classes=NUM_CLASSES)
 
     def build_optimizer(self, model, steps_per_epoch):
         config = self.config

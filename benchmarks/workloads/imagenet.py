@@ -246,6 +246,7 @@ class ResNet50ImageNet(Workload):
     task = "imagenet"
     recipe = "resnet50"
     channels_last = True
+    model_needs_data = True  # the class count is the number of class folders found
     defaults: Mapping[str, Any] = {
         "batch_size": 256,
         "epochs": 90,
@@ -305,6 +306,10 @@ class ResNet50ImageNet(Workload):
     @property
     def val_size(self) -> int:
         return len(self._loaded(self._val))
+
+    @property
+    def eval_size(self) -> int:
+        return self.val_size
 
     def examples(self, order: Sequence[int]) -> Iterator[tuple[torch.Tensor, int]]:
         """(image, label) per index of `order`: the image uint8, 3 x upstream_size x upstream_size.

@@ -78,6 +78,7 @@ class BiDAFSquad(Workload):
 
     task = "squad"
     recipe = "bidaf"
+    model_needs_data = True  # the embedding tables are as large as the vocabulary read
     defaults = {
         "batch_size": 60,
         "epochs": 12,
@@ -215,6 +216,10 @@ class BiDAFSquad(Workload):
     @property
     def train_size(self) -> int:
         return len(self.train)
+
+    @property
+    def eval_size(self) -> int:
+        return len(self.dev)
 
     def examples(self, order: Sequence[int]) -> Iterator[tuple[torch.Tensor, ...]]:
         """(context words, context chars, question words, question chars, start, end) of each question."""

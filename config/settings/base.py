@@ -146,8 +146,9 @@ PAGE_CACHE_STALE_SECONDS = env.int("PAGE_CACHE_STALE_SECONDS", default=10)
 SUBMISSION_MAX_FILE_BYTES = env.int("SUBMISSION_MAX_FILE_BYTES", default=64 * 1024 * 1024)
 DATA_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024  # non-file fields only
 FILE_UPLOAD_MAX_MEMORY_SIZE = 2 * 1024 * 1024  # larger files spool to disk, keeping memory bounded
-# A submission sends two files; Django refuses a form of more (`too_many_files`) as it reads the part past it.
-DATA_UPLOAD_MAX_NUMBER_FILES = 10
+# A submission sends an entry and a log per run, at most 40 runs (MLPerf Training's unet3d); Django refuses a form
+# of more files (`too_many_files`) as it reads the part past it.
+DATA_UPLOAD_MAX_NUMBER_FILES = 41
 # A whole request body past this is refused (413 `request_too_large`) from its Content-Length, before a byte
 # is read: room for an entry and a log of SUBMISSION_MAX_FILE_BYTES each, and 1 MiB of form fields.
 SUBMISSION_MAX_REQUEST_BYTES = env.int(
@@ -269,6 +270,9 @@ SUBMISSION_JUDGE_MAX_TRIES = env.int("SUBMISSION_JUDGE_MAX_TRIES", default=3)
 SUBMISSION_SWEEP_SECONDS = env.int("SUBMISSION_SWEEP_SECONDS", default=60)
 CELERY_BEAT_SCHEDULE = {
     "submissions-sweep": {"task": "leaderboard.submissions_sweep", "schedule": SUBMISSION_SWEEP_SECONDS},
+    # The boards by a catalog price "today": entries whose machine's quote started or ended since they were priced
+    # are priced again (leaderboard.services.policy_costs); a probe of an index on the days nothing did.
+    "policy-costs-expire": {"task": "leaderboard.policy_costs_expire", "schedule": 3600},
 }
 # An Idempotency-Key is remembered this long per submitter.
 IDEMPOTENCY_KEY_HOURS = 24

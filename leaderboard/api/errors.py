@@ -48,8 +48,8 @@ FORM_LIMIT_CODES = {
     ),
     TooManyFilesSent: (
         "too_many_files",
-        "The form has more than {limit:,} files (DATA_UPLOAD_MAX_NUMBER_FILES); a submission sends at most two: "
-        "entry and log.",
+        "The form has more than {limit:,} files (DATA_UPLOAD_MAX_NUMBER_FILES); a submission sends its entry and log "
+        "files, one log per run (at most 40 runs).",
         "DATA_UPLOAD_MAX_NUMBER_FILES",
     ),
 }

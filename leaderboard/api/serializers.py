@@ -8,7 +8,7 @@ from rest_framework import serializers
 
 from dawnboard.documents import published
 from leaderboard import selectors
-from leaderboard.models import CurvePoint, Entry, Submission, SubmittedFile, Task, TaskVersion
+from leaderboard.models import CurvePoint, Entry, Run, Submission, SubmittedFile, Task, TaskVersion
 from leaderboard.services import entry_results
 from pricing.domain.cost import usd_text
 
@@ -16,10 +16,22 @@ from pricing.domain.cost import usd_text
 class SubmissionRequestSerializer(serializers.Serializer):
     """The multipart form of POST /api/v1/submissions/ (validated by the ingest, not here)."""
 
-    task = serializers.CharField(help_text="Task slug, e.g. cifar10.")
-    track = serializers.CharField(help_text="train or inference.")
-    entry = serializers.FileField(help_text="The DAWNBench v1.0 entry JSON.")
-    log = serializers.FileField(required=False, help_text="The TSV log (training entries).")
+    task = serializers.CharField(help_text="Task slug, e.g. cifar10 (an MLPerf benchmark's task, e.g. bert).")
+    track = serializers.CharField(help_text="train or inference (format=mllog: train, the default).")
+    format = serializers.ChoiceField(
+        choices=["dawnbench", "mllog"],
+        required=False,
+        help_text="dawnbench (the default): a DAWNBench v1.0 entry and TSV logs; mllog: MLPerf Training logs.",
+    )
+    round = serializers.CharField(required=False, help_text="format=mllog: the MLPerf Training round, e.g. v4.0.")
+    entry = serializers.FileField(
+        required=False, help_text="The DAWNBench v1.0 entry JSON (format=mllog: the system JSON, optional)."
+    )
+    log = serializers.ListField(
+        child=serializers.FileField(),
+        required=False,
+        help_text="One file per run, the field repeated: a TSV log (training entries) or an MLLOG result file.",
+    )
 
 
 class IssueSerializer(serializers.Serializer):
@@ -73,9 +85,21 @@ class SubmissionListItemSerializer(serializers.ModelSerializer):
 
 class LeaderboardRowSerializer(serializers.Serializer):
     rank = serializers.IntegerField()
+    tied_with_above = serializers.BooleanField(
+        allow_null=True,
+        help_text="Its runs' 95 % interval reaches the one of the entry ranked just above: not told apart from it "
+        "(null: not in rank order).",
+    )
     entry_id = serializers.IntegerField()
     source_name = serializers.CharField()
-    value = serializers.FloatField(help_text="In the board's unit.")
+    value = serializers.FloatField(help_text="In the board's unit: the score of the entry's runs.")
+    runs = serializers.IntegerField(help_text="How many runs the entry holds (0 for inference).")
+    interval_95 = serializers.ListField(
+        child=serializers.FloatField(allow_null=True),
+        allow_null=True,
+        help_text="[low, high]: a seeded 95 % bootstrap interval of the runs' median, in the board's unit (high null: "
+        "unbounded, failed runs); null for inference.",
+    )
     model = serializers.CharField()
     team = serializers.CharField()
     hardware = serializers.CharField()
@@ -87,6 +111,7 @@ class LeaderboardSerializer(serializers.Serializer):
     """The document of `manage.py leaderboard TASK METRIC --json`; for the schema only."""
 
     task = serializers.CharField()
+    version = serializers.CharField(help_text="The task version whose board this is.")
     metric = serializers.CharField()
     unit = serializers.CharField()
     latency_stat = serializers.ChoiceField(
@@ -184,6 +209,24 @@ class CurvePointSerializer(serializers.ModelSerializer):
         fields = ["position", "line", "epoch", "hours", "metric"]
 
 
+class RunSerializer(serializers.ModelSerializer):
+    """One run of an entry: its log's name and digests, its own figures, why it failed, its curve."""
+
+    run = serializers.SerializerMethodField(help_text="The run's number in the entry, from 1.")
+    curve = CurvePointSerializer(many=True, read_only=True)
+
+    class Meta:
+        model = Run
+        fields = [
+            "run", "status", "errors", "log_name", "log_sha256", "log_row_count", "accuracy",
+            "time_to_accuracy_seconds", "time_to_accuracy_epoch", "time_to_accuracy_line", "measured_while_busy",
+            "machine_load", "curve",
+        ]  # fmt: skip
+
+    def get_run(self, run: Run) -> int:
+        return run.position + 1
+
+
 class ShownFileSerializer(serializers.Serializer):
     """An entry's file as the reader is given it (leaderboard.selectors.ShownFile)."""
 
@@ -211,7 +254,7 @@ class LatencyPercentilesSerializer(serializers.Serializer):
 
 
 class EntryDetailSerializer(EntrySerializer):
-    curve = CurvePointSerializer(many=True, read_only=True)
+    runs = RunSerializer(many=True, read_only=True)
     cost_policies = serializers.SerializerMethodField(
         help_text="The cost under every price policy, with its arithmetic."
     )
@@ -230,7 +273,7 @@ class EntryDetailSerializer(EntrySerializer):
     )
     files = serializers.SerializerMethodField(help_text="The entry's files as this reader is given them.")
     threshold = serializers.DecimalField(
-        source="task_version.threshold", max_digits=10, decimal_places=4, read_only=True
+        source="task_version.threshold", max_digits=14, decimal_places=6, read_only=True
     )
     author_email = serializers.CharField(
         read_only=True, required=False, help_text="Only to staff and to the entry's own submitter."
@@ -243,8 +286,8 @@ class EntryDetailSerializer(EntrySerializer):
         fields = [
             *EntrySerializer.Meta.fields,
             "author_email", "log_filename", "misc", "extra_fields", "claimed", "threshold",
-            "time_to_accuracy_line", "log_row_count", "files", "hardware_match", "cost_policies", "pricing_models",
-            "pricing_model_before_date", "price_warning", "footprint", "latency_percentiles_ms", "curve",
+            "time_to_accuracy_line", "files", "hardware_match", "cost_policies", "pricing_models",
+            "pricing_model_before_date", "price_warning", "footprint", "latency_percentiles_ms", "runs",
         ]  # fmt: skip
 
     def to_representation(self, entry: Entry) -> dict:

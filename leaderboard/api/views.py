@@ -43,6 +43,7 @@ from leaderboard.services import (
     SubmissionRejected,
     submission_create,
     submission_outcome,
+    submission_version,
     upload_read,
 )
 from pricing.domain.cost import COST_POLICIES
@@ -62,7 +63,9 @@ IDEMPOTENCY_KEY_PATTERN = re.compile(r"[\x21-\x7e]{1,200}")
 
 
 class SubmissionCreateView(generics.ListAPIView):
-    """Submit an entry JSON (and, for training, its TSV log); list your own submissions, newest first.
+    """Submit an entry JSON (and, for training, the TSV log of each run: `log` repeated); list your own
+    submissions, newest first. `format=mllog` takes an MLPerf Training result set instead: its result files as
+    repeated `log`, the system JSON as `entry` (optional) and the `round` (e.g. v4.0).
 
     `?dry_run=1` validates and stores nothing. An `Idempotency-Key` header makes a retried POST safe: the same
     key with the same files answers the first submission again (200, same id) instead of making a second.
@@ -136,16 +139,20 @@ class SubmissionCreateView(generics.ListAPIView):
                 ]
             )
         try:
+            version = submission_version(
+                log_format=request.POST.get("format", "").strip(), round_name=request.POST.get("round", "").strip()
+            )
             entry = _optional_upload(request, "entry")
-            log = _optional_upload(request, "log")
+            logs = [upload_read(file, field_name="log") for file in request.FILES.getlist("log")]
         except SubmissionRejected as rejected:
             return rejected_response([issue.as_dict() for issue in rejected.issues], id=None)
         try:
             outcome = submission_create(
                 task_slug=request.POST.get("task", "").strip(),  # form fields only: a file part named task is absent
-                track=request.POST.get("track", "").strip(),
+                track=request.POST.get("track", "").strip() or ("train" if version else ""),
                 entry=entry,
-                log=log,
+                logs=logs,
+                version=version,
                 source=Submission.Source.API,
                 submitter=submitter,
                 dry_run=request.query_params.get("dry_run", "").lower() in TRUE_VALUES,
@@ -297,6 +304,11 @@ class LeaderboardView(APIView):
                 description="Latency statistic ranking the inference-latency board (default: mean); with p90 or"
                 " p99, entries without measured percentiles are left out. Other boards ignore it.",
             ),
+            OpenApiParameter(
+                "version",
+                str,
+                description="The task version whose board to read, e.g. mlperf-v4.0 (default: the current one).",
+            ),
         ],
         responses={200: LeaderboardSerializer},
     )
@@ -311,6 +323,7 @@ class LeaderboardView(APIView):
             "offset": offset,
             "cost_basis": request.query_params.get("cost_basis"),
             "latency_stat": request.query_params.get("latency_stat"),
+            "version": request.query_params.get("version") or None,
         }
         try:  # cached under what decides the document, as parsed, and nothing else
             return cached_document(
@@ -323,7 +336,7 @@ class LeaderboardView(APIView):
         except selectors.UnknownLeaderboard as unknown:
             # An unknown task or metric names no resource; an unknown cost basis or latency statistic is a bad
             # parameter.
-            bad_parameter = unknown.code in ("unknown_cost_basis", "invalid_latency_stat")
+            bad_parameter = unknown.code in ("unknown_cost_basis", "invalid_latency_stat", "unknown_version")
             http_status = status.HTTP_400_BAD_REQUEST if bad_parameter else status.HTTP_404_NOT_FOUND
             issue = {"code": unknown.code, "message": unknown.message}
             if unknown.field is not None:
@@ -376,6 +389,8 @@ def _windowed(request, board: dict) -> dict:
     The links carry only the parameters the board read (the document is cached under those alone)."""
     count, limit, offset = board["count"], board["limit"], board["offset"]
     kept = {name: board[name] for name in ("cost_basis", "latency_stat") if name in board}
+    if request.query_params.get("version"):
+        kept["version"] = board["version"]
 
     def window(moved_offset: int) -> str:
         query = urlencode({**kept, "limit": limit, "offset": moved_offset})

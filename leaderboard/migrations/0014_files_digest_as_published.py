@@ -23,7 +23,7 @@ def digest_entries_as_published(apps, schema_editor):
             task_slug=submission.task_slug,
             track=submission.track,
             entry_sha256=published_entry_sha256(bytes(entry.content)) if entry else "-",
-            log_sha256=log.sha256 if log else None,
+            log_sha256s=[log.sha256] if log else [],  # one log, as then: the same digest as `log_sha256` gave
         )
         if submission.status == "accepted":
             key = (submission.task_slug, submission.track, digest)

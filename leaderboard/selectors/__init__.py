@@ -27,6 +27,7 @@ from leaderboard.selectors.boards import (
     leaderboard_entries,
     policy_board_rows,
     task_frameworks,
+    window_ids,
 )
 from leaderboard.selectors.catalog import current_task_versions, task_catalog
 from leaderboard.selectors.entries import (
@@ -104,4 +105,5 @@ __all__ = [
     "submissions_of",
     "task_catalog",
     "task_frameworks",
+    "window_ids",
 ]

@@ -6,11 +6,10 @@ from __future__ import annotations
 import datetime
 import itertools
 from collections.abc import Iterator
-from dataclasses import dataclass
-from decimal import Decimal
+from dataclasses import dataclass, replace
 
 from django.db import connection
-from django.db.models import F, Q, QuerySet, Window
+from django.db.models import F, QuerySet, Window
 from django.db.models.functions import RowNumber
 
 from dawnboard.metrics import (
@@ -18,15 +17,13 @@ from dawnboard.metrics import (
     LEADERBOARD_METRICS,
     TRAINING_TIME,
     LeaderboardMetric,
-    time_metric_of,
 )
 from dawnboard.recipes import FillCommand, fill_commands
-from dawnboard.rules import task_named
-from leaderboard.models import Entry, Task, TaskVersion
+from dawnboard.rules import rules_catalog, task_named
+from dawnboard.scoring.runs import tied_with_above
+from leaderboard.models import Entry, EntryCatalogCost, Task, TaskVersion
 from leaderboard.selectors.catalog import current_task_versions
-from leaderboard.selectors.entries import BIG_ENTRY_COLUMNS, priced_run
-from pricing.domain.cost import AS_SUBMITTED, COST_POLICIES
-from pricing.selectors import costs_by_policy
+from pricing.domain.cost import AS_SUBMITTED, CATALOG_AT_SUBMISSION, CATALOG_TODAY, COST_POLICIES, SPOT_TODAY
 
 
 class UnknownLeaderboard(LookupError):
@@ -80,21 +77,43 @@ def leaderboard_entries(
     metric_slug: str,
     as_of: datetime.date | None = None,
     latency_stat: str = MEAN_LATENCY.slug,
+    version: str | None = None,
 ) -> QuerySet[Entry]:
-    """Accepted entries of the task's current version that meet its threshold, best first, earlier date on ties.
+    """Accepted entries of the task's current version (or `version`) that meet its target, best first, earlier date
+    on ties.
 
     `as_of` keeps only entries dated on or before that day: the board as it stood then. `latency_stat`
     (a `LATENCY_STATS` key) ranks the inference-latency board by that statistic, leaving out entries without it.
     """
-    metric = LEADERBOARD_METRICS.get(metric_slug)
-    if metric is None:
+    task_version = _current_version(task_slug, metric_slug=metric_slug, version=version)
+    return _board(version=task_version, metric_slug=metric_slug, as_of=as_of, latency_stat=latency_stat)
+
+
+def _current_version(task_slug: str, *, metric_slug: str, version: str | None = None) -> TaskVersion:
+    """The task version whose board by `metric_slug` is asked for: `version` (e.g. "mlperf-v4.0"), by default the
+    current one; UnknownLeaderboard for an unknown metric, task or version."""
+    if metric_slug not in LEADERBOARD_METRICS:
         known = ", ".join(LEADERBOARD_METRICS)
         raise UnknownLeaderboard("unknown_metric", f"Unknown metric '{metric_slug}'; use one of: {known}.")
-    version = TaskVersion.objects.filter(task__slug=task_slug, is_current=True).first()
-    if version is None:
+    versions = TaskVersion.objects.filter(task__slug=task_slug).select_related("task")
+    found = versions.filter(is_current=True) if version is None else versions.filter(version=version)
+    found = found.first()
+    if found is None and version is not None and versions.exists():
+        known = ", ".join(versions.values_list("version", flat=True))
+        message = f"The task {task_slug} has no version '{version[:50]}'; its versions: {known}."
+        raise UnknownLeaderboard("unknown_version", message, field="version")
+    if found is None:
         known = ", ".join(sorted(TaskVersion.objects.filter(is_current=True).values_list("task__slug", flat=True)))
         raise UnknownLeaderboard("unknown_task", f"Unknown task '{task_slug}'; known tasks: {known}.")
-    return _board(version=version, metric_slug=metric_slug, as_of=as_of, latency_stat=latency_stat)
+    return found
+
+
+def meets_target(version: TaskVersion, *, through: str = "") -> dict:
+    """The filter keeping entries whose quality meets the version's target: at least it, or at most it where lower
+    is better (an MLPerf loss or perplexity; the judge checked every target, this the one stored)."""
+    rules = rules_catalog().get(version.task.slug, {}).get(version.version)
+    bound = "lte" if rules is not None and not rules.higher_is_better else "gte"
+    return {f"{through}accuracy__{bound}": version.threshold}
 
 
 def _board(
@@ -108,7 +127,7 @@ def _board(
     value_field = board_value_field(metric, latency_stat)
     entries = (
         Entry.objects.accepted()
-        .filter(task_version=version, track=metric.track, accuracy__gte=version.threshold)
+        .filter(task_version=version, track=metric.track, **meets_target(version))
         .exclude(**{f"{value_field}__isnull": True})
         .order_by(*board_order(value_field))
     )
@@ -123,8 +142,10 @@ def leaderboard(
     offset: int = 0,
     cost_basis: str | None = None,
     latency_stat: str | None = None,
+    version: str | None = None,
 ) -> dict:
-    """The leaderboard document shared by the `leaderboard` command and the API: `limit` rows from `offset`.
+    """The leaderboard document shared by the `leaderboard` command and the API: `limit` rows from `offset`, of the
+    task's `version` (by default its current one; the document names it).
 
     `count` is the board's size, so a reader can page through it. `cost_basis` ranks the cost boards by a
     pricing policy (see pricing.domain.cost); by default, and always for time and latency, the entries' own
@@ -139,23 +160,24 @@ def leaderboard(
         message = f"Unknown latency statistic '{latency_stat}'; use one of: {known}."
         raise UnknownLeaderboard("invalid_latency_stat", message, field="latency_stat")
     stat = MEAN_LATENCY.slug if latency_stat is None else latency_stat
-    entries = leaderboard_entries(task_slug=task_slug, metric_slug=metric_slug, latency_stat=stat)
+    task_version = _current_version(task_slug, metric_slug=metric_slug, version=version)
+    entries = _board(version=task_version, metric_slug=metric_slug, latency_stat=stat)
     metric = LEADERBOARD_METRICS[metric_slug]
     end = None if limit is None else offset + limit
-    if cost_basis in (None, AS_SUBMITTED) or not metric.is_cost:
-        value_field = board_value_field(metric, stat)
-        count = entries.count()
-        if limit is None:  # the whole board from `offset` (the command): streamed in the board's order
-            rows = board_rows_from_values(entries[offset:], value_field=value_field, first_rank=offset + 1)
-        else:
-            ids = list(entries.values_list("id", flat=True)[offset:end])
-            rows = board_window_rows(entries, ids, value_field=value_field, first_rank=offset + 1)
-
+    value_field, keys, key = board_value_field(metric, stat), entries, "id"
+    if cost_basis not in (None, AS_SUBMITTED) and metric.is_cost:  # counted and windowed along the policy's index
+        keys, key = policy_costs(version=task_version, metric=metric, cost_basis=cost_basis), "entry_id"
+        entries = policy_board(version=task_version, metric=metric, cost_basis=cost_basis)
+        value_field = policy_value_field(cost_basis)
+    count = keys.count()
+    if limit is None:  # the whole board from `offset` (the command): streamed in the board's order
+        rows = board_rows_from_values(entries[offset:], value_field=value_field, first_rank=offset + 1)
     else:
-        ranked = policy_board_rows(task_slug=task_slug, metric=metric, cost_basis=cost_basis)
-        count, rows = len(ranked), ranked[offset:end]
+        ids = window_ids(keys.values_list(key, flat=True), start=offset, end=end)
+        rows = board_window_rows(entries, ids, value_field=value_field, first_rank=offset + 1)
     document = {
         "task": task_slug,
+        "version": task_version.version,
         "metric": metric_slug,
         "unit": metric.unit,
         "count": count,
@@ -170,44 +192,67 @@ def leaderboard(
     return document
 
 
-def policy_board_rows(*, task_slug: str, metric: LeaderboardMetric, cost_basis: str) -> list[BoardRow]:
-    """Every entry of the metric's track that the policy can price, cheapest first, earlier date on ties."""
-    ranked = policy_rankings(task_slug=task_slug, metric=metric)[cost_basis]
-    submitters = submitter_names([entry.id for entry, _ in ranked])
-    return [
-        board_row(entry, rank=rank, value=float(cost), submitter=submitters.get(entry.id))
-        for rank, (entry, cost) in enumerate(ranked, start=1)
-    ]
+# Each catalog policy's column of EntryCatalogCost, where its costs are stored (as-submitted is the entries' own).
+POLICY_COST_FIELDS = {
+    CATALOG_AT_SUBMISSION: "catalog_at_submission_usd",
+    CATALOG_TODAY: "catalog_today_usd",
+    SPOT_TODAY: "spot_today_usd",
+}
 
 
-def policy_rankings(*, task_slug: str, metric: LeaderboardMetric) -> dict[str, list[tuple[Entry, Decimal]]]:
-    """The cost board of `metric` under each catalog policy (not as-submitted): its (entry, cost) pairs in the
-    board's order. The entries are read and priced once for all the policies.
+def policy_costs(*, version: TaskVersion, metric: LeaderboardMetric, cost_basis: str) -> QuerySet[EntryCatalogCost]:
+    """The stored costs of a board by a catalog price (`cost_basis`, not as-submitted) in the board's order: the
+    track's entries of the version that meet its threshold and that the policy prices, cheapest first, then the
+    earlier date, then the earlier entry (`board_order`). Read along the policy's index alone (a count, the ids of a
+    window, a rank); the costs were priced when the entries, their matches or the catalog changed
+    (leaderboard.services.policy_costs), never here.
 
-    An entry without a figure of its own can still be priced from the catalog, so the base is the whole track's
-    time board, not the as-submitted cost board.
+    An entry without a figure of its own can still be priced from the catalog: the board is every such entry of
+    the track's time board, not of the as-submitted cost board.
     """
-    # Only an entry matched to a catalog instance, or to parts of the catalog, can be priced by the catalog: the
-    # others are never read.
-    entries = list(
-        leaderboard_entries(task_slug=task_slug, metric_slug=time_metric_of(metric).slug)
-        .filter(Q(hardware_match__instance__isnull=False) | ~Q(hardware_match__parts=[]))
-        .defer(*BIG_ENTRY_COLUMNS)
-        .select_related("hardware_match__instance__provider")
-    )
-    # The claimed cost per item only words the as-submitted arithmetic, and a policy board never ranks by that.
-    costs = costs_by_policy({entry.id: priced_run(entry, claimed_usd_per_item=None) for entry in entries})
+    costs = EntryCatalogCost.objects.filter(**_on_policy_board(version, metric, cost_basis))
+    return costs.order_by(*policy_board_order(cost_basis))
+
+
+def policy_board_order(cost_basis: str) -> tuple[str, str, str]:
+    """`board_order` of a board by a catalog price, in EntryCatalogCost's terms (the entry's id is `entry_id`)."""
+    value, date, _ = board_order(POLICY_COST_FIELDS[cost_basis])
+    return value, date, "entry_id"
+
+
+def policy_value_field(cost_basis: str) -> str:
+    """The entry's cost under a catalog policy, as an Entry lookup (the value of its row on that board)."""
+    return f"catalog_cost__{POLICY_COST_FIELDS[cost_basis]}"
+
+
+def policy_board(*, version: TaskVersion, metric: LeaderboardMetric, cost_basis: str) -> QuerySet[Entry]:
+    """The entries of `policy_costs`, in its order, for their rows (`board_window_rows`, `board_rows_from_values`)."""
+    entries = Entry.objects.filter(**_on_policy_board(version, metric, cost_basis, through="catalog_cost__"))
+    return entries.order_by(policy_value_field(cost_basis), "catalog_cost__date", "id")
+
+
+def _on_policy_board(version: TaskVersion, metric: LeaderboardMetric, cost_basis: str, *, through: str = "") -> dict:
+    """The filter of a board by a catalog price, on EntryCatalogCost's columns (from Entry: `through` its row)."""
+    field = POLICY_COST_FIELDS[cost_basis]
     return {
-        policy: sorted(
-            ((entry, costs[entry.id][policy]) for entry in entries if costs[entry.id][policy] is not None),
-            key=lambda pair: (pair[1], pair[0].date, pair[0].id),  # board_order, the cost being the policy's
-        )
-        for policy in COST_POLICIES
-        if policy != AS_SUBMITTED
+        f"{through}task_version": version,
+        f"{through}track": metric.track,
+        **meets_target(version, through=through),
+        f"{through}{field}__isnull": False,
     }
 
 
-ROW_FIELDS = ("id", "source_name", "model", "author", "hardware", "framework", "date", "code_url")  # _row_of_values
+def policy_board_rows(*, task_slug: str, metric: LeaderboardMetric, cost_basis: str) -> list[BoardRow]:
+    """Every entry of the metric's track that the policy can price, cheapest first, earlier date on ties."""
+    version = _current_version(task_slug, metric_slug=metric.slug)
+    entries = policy_board(version=version, metric=metric, cost_basis=cost_basis)
+    return list(board_rows_from_values(entries, value_field=policy_value_field(cost_basis)))
+
+
+ROW_FIELDS = (  # _row_of_values
+    "id", "source_name", "model", "author", "hardware", "framework", "date", "code_url",
+    "run_count", "time_to_accuracy_seconds", "time_interval_low_seconds", "time_interval_high_seconds",
+)  # fmt: skip
 SUBMITTER_NAME = "submission__submitter__name"
 ROWS_READ_AT_ONCE = 2000  # rows fetched per round trip when a whole board is read
 
@@ -227,14 +272,23 @@ class BoardRow:
     date: datetime.date
     code_url: str
     submitter: str | None  # the account that submitted it; None for an entry imported from DAWNBench
+    # Several runs: how many, and the 95 % interval of their median in the board's unit (high None: unbounded);
+    # `tied_with_above`: the interval reaches the one of the entry ranked just above (None: not in rank order).
+    runs: int = 0
+    interval_low: float | None = None
+    interval_high: float | None = None
+    tied_with_above: bool | None = None
 
     def as_api_dict(self) -> dict:
         """The row of the leaderboard document (`manage.py leaderboard --json`, the API)."""
         return {
             "rank": self.rank,
+            "tied_with_above": self.tied_with_above,
             "entry_id": self.entry_id,
             "source_name": self.source_name,
             "value": self.value,
+            "runs": self.runs,
+            "interval_95": None if self.interval_low is None else [self.interval_low, self.interval_high],
             "model": self.model,
             "team": self.team,
             "submitter": self.submitter,
@@ -245,7 +299,17 @@ class BoardRow:
 
 
 def board_row(entry: Entry, *, rank: int | None, value: float, submitter: str | None) -> BoardRow:
+    runs, low, high = _interval_in_board_unit(
+        entry.run_count,
+        entry.time_to_accuracy_seconds,
+        entry.time_interval_low_seconds,
+        entry.time_interval_high_seconds,
+        value=value,
+    )
     return BoardRow(
+        runs=runs,
+        interval_low=low,
+        interval_high=high,
         rank=rank,
         entry_id=entry.id,
         value=value,
@@ -277,8 +341,12 @@ def board_rows_from_values(entries: QuerySet[Entry], *, value_field: str, first_
     columns = (*ROW_FIELDS, value_field)
     values = entries.values_list(*columns).iterator(chunk_size=ROWS_READ_AT_ONCE)
     ranks = itertools.count(first_rank)
+    above = None
     for batch in _batches(values):
-        yield from _rows_of_values(batch, ranks=[next(ranks) for _ in batch])
+        batch_rows = _rows_of_values(batch, ranks=[next(ranks) for _ in batch])
+        rows = rows_with_ties(batch_rows, above=above, first_rank=first_rank if above is None else 1)
+        above = rows[-1]
+        yield from rows
 
 
 def entries_in_order(entries: QuerySet[Entry], entry_ids: list[int], *, value_field: str) -> list[tuple]:
@@ -293,27 +361,41 @@ def entries_in_order(entries: QuerySet[Entry], entry_ids: list[int], *, value_fi
     return [by_id[entry_id] for entry_id in entry_ids if entry_id in by_id]
 
 
+def window_ids(ids: QuerySet, *, start: int, end: int | None) -> list[int]:
+    """The ids of a window of a board from `start` (0-based) to `end`, with the id ranked just before it first when
+    there is one: read in the same query, so that the window's first row can be told tied or not."""
+    return list(ids[max(start - 1, 0) : end])
+
+
 def board_page_rows(rows: BoardRows, entry_ids: list[int], *, first_rank: int) -> list[BoardRow]:
-    """The rows of `entry_ids` (a page of the view, in the view's order), each with its rank on the whole
-    board; on the board itself, in rank order, a row's place is its rank, counted from `first_rank`."""
-    ranks = rows.ranks_of(entry_ids)
-    window = entries_in_order(rows.entries, entry_ids, value_field=rows.value_field)
-    places = range(first_rank, first_rank + len(window))
-    return [
+    """The rows of a page of the view (`entry_ids` from `window_ids`, in the view's order: the id before the page
+    first, past the first page), each with its rank on the whole board; on the board itself, in rank order, a
+    row's place is its rank, counted from `first_rank`, and ties with the row above are marked."""
+    above = entry_ids[:1] if first_rank > 1 else []
+    page_ids = entry_ids[len(above) :]
+    ranks = rows.ranks_of(page_ids)
+    window = entries_in_order(rows.entries, above + page_ids, value_field=rows.value_field)
+    places = range(first_rank - len(above), first_rank + len(page_ids))
+    page = [
         _row_of_values(values[:-1], rank=place if ranks is None else ranks.get(values[0]), submitter=values[-1])
         for place, values in zip(places, window, strict=True)
     ]
+    if ranks is not None:  # not in rank order: no row is next to the one ranked above it
+        return page[len(above) :]
+    return rows_with_ties(page)[len(above) :]
 
 
 def board_window_rows(
     entries: QuerySet[Entry], entry_ids: list[int], *, value_field: str, first_rank: int
 ) -> list[BoardRow]:
-    """The rows of `entry_ids`, a window of the board `entries` in its order, ranked from `first_rank`."""
+    """The rows of a window of the board `entries` in its order, ranked from `first_rank`: `entry_ids` from
+    `window_ids` (past rank 1, the id ranked just before the window first, to mark the first row's tie)."""
     window = entries_in_order(entries, entry_ids, value_field=value_field)
-    return [
-        _row_of_values(values[:-1], rank=rank, submitter=values[-1])
-        for rank, values in enumerate(window, start=first_rank)
+    start = first_rank - 1 if first_rank > 1 else first_rank
+    rows = [
+        _row_of_values(values[:-1], rank=rank, submitter=values[-1]) for rank, values in enumerate(window, start=start)
     ]
+    return rows_with_ties(rows)[1 if first_rank > 1 else 0 :]
 
 
 def board_rows_ranked(rows: BoardRows) -> Iterator[BoardRow]:
@@ -345,8 +427,12 @@ def _rows_of_values(batch: list[tuple], *, ranks: list[int | None]) -> list[Boar
 
 
 def _row_of_values(values: tuple, *, rank: int | None, submitter: str | None) -> BoardRow:
-    entry_id, source_name, model, author, hardware, framework, date, code_url, value = values
+    entry_id, source_name, model, author, hardware, framework, date, code_url, *spread, value = values
+    runs, low, high = _interval_in_board_unit(*spread, value=value)
     return BoardRow(
+        runs=runs,
+        interval_low=low,
+        interval_high=high,
         rank=rank,
         entry_id=entry_id,
         value=float(value),
@@ -361,11 +447,45 @@ def _row_of_values(values: tuple, *, rank: int | None, submitter: str | None) ->
     )
 
 
+def _interval_in_board_unit(
+    runs: int, seconds: float | None, low: float | None, high: float | None, *, value
+) -> tuple[int, float | None, float | None]:
+    """An entry's interval of its runs' median in the board's unit: its time's, or scaled by the entry's cost per
+    second of its score on a cost board (a cost is the time times a price). None for an inference entry."""
+    if low is None or not seconds or value is None:
+        return runs, None, None
+    per_second = float(value) / seconds
+    return runs, low * per_second, None if high is None else high * per_second
+
+
+def rows_with_ties(rows: list[BoardRow], *, above: BoardRow | None = None, first_rank: int = 1) -> list[BoardRow]:
+    """Board rows in rank order, each marked tied with the row before it when its interval reaches that row's. The
+    first row is compared with `above` (the row ranked just before it); a window starting past rank 1 without it
+    leaves its first row's tie unknown (None) rather than read one more row."""
+    marked = []
+    previous = above
+    for row in rows:
+        if previous is None and first_rank > 1 and not marked:
+            marked.append(replace(row, tied_with_above=None))
+            previous = row
+            continue
+        tied = previous is not None and tied_with_above(
+            above_high=previous.interval_high if previous.interval_low is not None else previous.value,
+            low=row.interval_low,
+        )
+        marked.append(replace(row, tied_with_above=tied))
+        previous = row
+    return marked
+
+
 def home_boards(*, rows_per_board: int) -> list[dict]:
     """For the front page: every task with its current threshold and its four top-N boards, the tasks with
     entries first; a task without any has, instead, the commands that would fill it (`fill_commands`)."""
     tasks = []
+    with_entries = set(Entry.objects.accepted().values_list("task_id", flat=True).distinct())
     for version in current_task_versions():
+        if not task_named(version.task.slug).dawnbench_folder and version.task_id not in with_entries:
+            continue  # an MLPerf benchmark's task is on the front page once it has entries
         tops = {
             metric: list(_board(version=version, metric_slug=slug).only(*ROW_FIELDS, metric.field)[:rows_per_board])
             for slug, metric in LEADERBOARD_METRICS.items()
@@ -384,10 +504,12 @@ def home_boards(*, rows_per_board: int) -> list[dict]:
 
 
 def _rows_of_entries(entries: list[Entry], value_field: str, submitters: dict[int, str]) -> list[BoardRow]:
-    return [
-        board_row(entry, rank=rank, value=float(getattr(entry, value_field)), submitter=submitters.get(entry.id))
-        for rank, entry in enumerate(entries, start=1)
-    ]
+    return rows_with_ties(
+        [
+            board_row(entry, rank=rank, value=float(getattr(entry, value_field)), submitter=submitters.get(entry.id))
+            for rank, entry in enumerate(entries, start=1)
+        ]
+    )
 
 
 def _fill_commands(task_slug: str) -> list[FillCommand]:
@@ -417,6 +539,7 @@ class BoardView:
     sort: str = "rank"
     descending: bool = False
     latency_stat: str = MEAN_LATENCY.slug
+    version: str = ""  # the task version whose board: "" for the current one
 
     @property
     def value_field(self) -> str:
@@ -471,7 +594,11 @@ def board_rows(*, task_slug: str, view: BoardView) -> BoardRows:
     paginator) and, only for a filtered or re-sorted view, the ranks of the rows shown (`ranks_of`).
     """
     board = leaderboard_entries(
-        task_slug=task_slug, metric_slug=view.metric, as_of=view.as_of, latency_stat=view.latency_stat
+        task_slug=task_slug,
+        metric_slug=view.metric,
+        as_of=view.as_of,
+        latency_stat=view.latency_stat,
+        version=view.version or None,
     )
     value_field = view.value_field
     filtered = view.framework or view.hardware or view.date_from or view.date_to

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from django.db.models import QuerySet
 
-from dawnboard.rules import Scale, TaskRules
+from dawnboard.rules import Scale, TaskRules, rules_catalog
 from leaderboard.models import TaskVersion
 
 
@@ -14,9 +14,23 @@ def task_catalog() -> dict[str, dict[str, TaskRules]]:
 
 
 def catalog_of(versions) -> dict[str, dict[str, TaskRules]]:
-    """The catalog of these TaskVersion rows (with their task), of the model as it is or as a migration has it."""
+    """The catalog of these TaskVersion rows (with their task), of the model as it is or as a migration has it.
+
+    What the rows do not hold (how several runs are scored, the logs' format, which way the target points, an
+    MLPerf benchmark's name) is read from `dawnboard.rules`, its one home.
+    """
+    rules = rules_catalog()
     catalog: dict[str, dict[str, TaskRules]] = {}
     for version in versions:
+        code = rules.get(version.task.slug, {}).get(version.version)
+        extras = {}
+        if code is not None:
+            extras = {
+                "runs": code.runs,
+                "log_format": code.log_format,
+                "higher_is_better": code.higher_is_better,
+                "benchmark": code.benchmark,
+            }
         catalog.setdefault(version.task.slug, {})[version.version] = TaskRules(
             task_slug=version.task.slug,
             version=version.version,
@@ -28,6 +42,7 @@ def catalog_of(versions) -> dict[str, dict[str, TaskRules]]:
             source=version.source,
             documented_log_columns=tuple(version.documented_log_columns),
             documented_fields=tuple(version.documented_fields),
+            **extras,
         )
     return catalog
 

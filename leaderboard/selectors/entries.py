@@ -14,7 +14,7 @@ from dawnboard.documents import published
 from dawnboard.recipes import recipes_reproducing
 from dawnboard.rules import Track
 from dawnboard.scoring import shortest_decimal
-from leaderboard.models import Entry, HardwareMatch, Submission, SubmittedFile, Submitter
+from leaderboard.models import Entry, HardwareMatch, Run, Submission, SubmittedFile, Submitter
 from pricing.domain.cost import ModelPrice, PolicyCost
 from pricing.selectors import (
     EarlierPrice,
@@ -53,7 +53,10 @@ def entry_detail(*, entry_id: int) -> Entry:
         )
         .annotate(**SUBMITTED_BY)
         .defer(*(f"reproduces__{column}" for column in BIG_ENTRY_COLUMNS))
-        .prefetch_related("curve", Prefetch("submission__files", queryset=SubmittedFile.objects.defer("content")))
+        .prefetch_related(
+            Prefetch("runs", queryset=Run.objects.prefetch_related("curve")),
+            Prefetch("submission__files", queryset=SubmittedFile.objects.defer("content")),
+        )
         .get(id=entry_id)
     )
 
@@ -85,7 +88,10 @@ def entries_for_comparison(*, entry_ids: list[int]) -> list[Entry]:
     """The accepted entries named, in the order named, each with its curve."""
     found = Entry.objects.accepted().filter(id__in=entry_ids).defer(*BIG_ENTRY_COLUMNS)
     found = found.select_related("task", "task_version")
-    by_id = {entry.id: entry for entry in found.prefetch_related("curve")}
+    by_id = {
+        entry.id: entry
+        for entry in found.prefetch_related(Prefetch("runs", queryset=Run.objects.prefetch_related("curve")))
+    }
     return [by_id[entry_id] for entry_id in entry_ids if entry_id in by_id]
 
 
@@ -98,12 +104,29 @@ class ShownFile:
     size included, is a function of the author's address (a digest of the upload would confirm a guessed one).
     """
 
-    role: str
+    role: str  # entry, log (the first run's), log-2, log-3 ... (each further run's): its download's name
     name: str
     sha256: str
     size_bytes: int
     as_published: bool
     content: bytes | None = None  # read only to be downloaded
+
+
+def file_role(stored: SubmittedFile) -> str:
+    """The name a file is downloaded by: `entry`, `log` for the first run's log, `log-N` for run N after it."""
+    if stored.role == SubmittedFile.Role.LOG and stored.position:
+        return f"log-{stored.position + 1}"
+    return stored.role
+
+
+def _role_and_position(role: str) -> tuple[str, int] | None:
+    """`entry` -> (entry, 0); `log` and `log-1` -> (log, 0); `log-N` -> (log, N - 1); anything else None."""
+    if role in SubmittedFile.Role.values:
+        return role, 0
+    name, _, number = role.partition("-")
+    if name == SubmittedFile.Role.LOG and number.isascii() and number.isdigit() and 1 <= int(number) <= 1000:
+        return name, int(number) - 1
+    return None
 
 
 def entry_files_shown(entry: Entry, *, original: bool) -> list[ShownFile]:
@@ -115,10 +138,14 @@ def entry_files_shown(entry: Entry, *, original: bool) -> list[ShownFile]:
 def entry_file_shown(*, entry_id: int, role: str, user) -> ShownFile:
     """An accepted entry's file, contents and all, as `user` may download it; a role that is no role (a NUL,
     say) is never queried. Raises SubmittedFile.DoesNotExist."""
-    if role not in SubmittedFile.Role.values:
+    named = _role_and_position(role)
+    if named is None:
         raise SubmittedFile.DoesNotExist(f"No file has the role {role!r}.")
     stored = SubmittedFile.objects.select_related("submission__entry").get(
-        submission__entry__id=entry_id, submission__entry__status=Entry.Status.ACCEPTED, role=role
+        submission__entry__id=entry_id,
+        submission__entry__status=Entry.Status.ACCEPTED,
+        role=named[0],
+        position=named[1],
     )
     entry = stored.submission.entry
     return _shown(stored, entry=entry, original=author_email_visible(entry=entry, user=user), content=True)
@@ -132,7 +159,8 @@ def published_entry_bytes(claimed: dict) -> bytes:
 
 
 def _shown(stored: SubmittedFile, *, entry: Entry, original: bool, content: bool) -> ShownFile:
-    if stored.role == SubmittedFile.Role.ENTRY and not original:
+    # An MLPerf set's entry file is its system JSON, which holds nothing private: shown as uploaded.
+    if stored.role == SubmittedFile.Role.ENTRY and not original and not entry.submission.version:
         published = published_entry_bytes(entry.claimed)
         return ShownFile(
             role=stored.role,
@@ -143,7 +171,7 @@ def _shown(stored: SubmittedFile, *, entry: Entry, original: bool, content: bool
             content=published,
         )
     return ShownFile(
-        role=stored.role,
+        role=file_role(stored),
         name=stored.name,
         sha256=stored.sha256,
         size_bytes=stored.size_bytes,

@@ -3,26 +3,28 @@
 A board sorts by `board_order` (its value, the date, the id). An entry's rank counts the board's entries before
 it in that order, comparing each of them with the entry's own stored values inside the database: the figure
 is never read into Python and compared back, which on SQLite (a decimal stored as a float and read back to 15
-digits) once ranked an entry behind itself. A board priced by a cost policy is computed in Python, and the
-entry's rank is its row's rank on that very board.
+digits) once ranked an entry behind itself. A board by a catalog price is counted the same way, along its
+policy's index of stored costs (`policy_costs`).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from django.db.models import Count, Q, Subquery
+from django.db.models import Count, Q, QuerySet, Subquery
 
 from dawnboard.metrics import INFERENCE_LATENCY, LEADERBOARD_METRICS, LeaderboardMetric
 from leaderboard.models import Entry
 from leaderboard.selectors.boards import (
     LATENCY_STATS,
     MEAN_LATENCY,
+    POLICY_COST_FIELDS,
     LatencyStat,
     board_order,
     board_value_field,
     leaderboard_entries,
-    policy_rankings,
+    policy_board_order,
+    policy_costs,
 )
 from pricing.domain.cost import AS_SUBMITTED
 
@@ -64,12 +66,13 @@ def entry_board_ranks(entry: Entry) -> list[EntryRank]:
 
 
 def entry_policy_ranks(entry: Entry) -> dict[str, EntryRank]:
-    """The entry's rank on its track's cost board under each price policy, by policy: as-submitted counted along
-    its index, the catalog policies read off their boards (`policy_rankings`, priced once for all of them)."""
+    """The entry's rank on its track's cost board under each price policy, by policy, each counted along its index:
+    as-submitted the entries' own, the catalog policies their stored costs'. None for an entry on no board."""
     metric = next(metric for metric in LEADERBOARD_METRICS.values() if metric.is_cost and metric.track == entry.track)
     ranks = {AS_SUBMITTED: entry_rank(entry, metric=metric)}
-    rankings = policy_rankings(task_slug=entry.task.slug, metric=metric) if _on_current_boards(entry) else {}
-    return ranks | {policy: _policy_rank(entry, metric, policy, ranked) for policy, ranked in rankings.items()}
+    if not _on_current_boards(entry):
+        return ranks
+    return ranks | {policy: _policy_rank(entry, metric, policy) for policy in POLICY_COST_FIELDS}
 
 
 def entry_rank(
@@ -82,16 +85,12 @@ def entry_rank(
     """The entry's rank on the board `leaderboard(metric, cost_basis, latency_stat)` gives, or why it has none."""
     stat = LATENCY_STATS[latency_stat] if metric == INFERENCE_LATENCY else MEAN_LATENCY
     if metric.is_cost and cost_basis != AS_SUBMITTED:
-        ranked = policy_rankings(task_slug=entry.task.slug, metric=metric)[cost_basis]
-        return _policy_rank(entry, metric, cost_basis, ranked)
+        return _policy_rank(entry, metric, cost_basis)
     place = {"metric": metric, "latency_stat": stat}
     if _on_current_boards(entry):
         board = leaderboard_entries(task_slug=entry.task.slug, metric_slug=metric.slug, latency_stat=stat.slug)
-        counted = board.aggregate(
-            size=Count("id"),
-            ahead=Count("id", filter=_ahead_of(entry.id, board_order(board_value_field(metric, stat.slug)))),
-            on_board=Count("id", filter=Q(id=entry.id)),
-        )
+        order = board_order(board_value_field(metric, stat.slug))
+        counted = _counted(board, order, entry_id=entry.id)
         if counted["on_board"]:
             return EntryRank(rank=counted["ahead"] + 1, board_size=counted["size"], **place)
     why = _why_not_ranked(entry, metric, stat, AS_SUBMITTED)
@@ -103,20 +102,33 @@ def _on_current_boards(entry: Entry) -> bool:
     return entry.status == Entry.Status.ACCEPTED and entry.task_version.is_current
 
 
-def _policy_rank(entry: Entry, metric: LeaderboardMetric, policy: str, ranked: list) -> EntryRank:
-    """The entry's place on a policy board, `ranked` as `policy_rankings` gives it (the board holds only accepted
-    entries of the current version)."""
-    rank = next((place for place, (other, _) in enumerate(ranked, start=1) if other.id == entry.id), None)
-    if rank is None:
-        why = _why_not_ranked(entry, metric, MEAN_LATENCY, policy)
-        return EntryRank(metric=metric, rank=None, board_size=None, not_ranked_because=why, cost_basis=policy)
-    return EntryRank(metric=metric, rank=rank, board_size=len(ranked), cost_basis=policy)
+def _policy_rank(entry: Entry, metric: LeaderboardMetric, policy: str) -> EntryRank:
+    """The entry's place on the board by a catalog price, counted along the policy's index of stored costs (the
+    board holds only accepted entries of the current version)."""
+    if _on_current_boards(entry):
+        board = policy_costs(version=entry.task_version, metric=metric, cost_basis=policy)
+        counted = _counted(board, policy_board_order(policy), entry_id=entry.id)
+        if counted["on_board"]:
+            return EntryRank(metric=metric, rank=counted["ahead"] + 1, board_size=counted["size"], cost_basis=policy)
+    why = _why_not_ranked(entry, metric, MEAN_LATENCY, policy)
+    return EntryRank(metric=metric, rank=None, board_size=None, not_ranked_because=why, cost_basis=policy)
 
 
-def _ahead_of(entry_id: int, order: tuple[str, ...]) -> Q:
-    """Entries before `entry_id` in a board sorted by `order`: lexicographically less, each field compared with
-    the entry's own stored value by the database (a scalar subquery, evaluated once)."""
-    own = Entry.objects.filter(id=entry_id)
+def _counted(board: QuerySet, order: tuple[str, ...], *, entry_id: int) -> dict[str, int]:
+    """The board's size, how many of its rows come before the entry's and whether the entry is on it: one count
+    along the board's index. `order` ends with the entry's id, under the board's table's name for it."""
+    key = order[-1]
+    own = board.model.objects.filter(**{key: entry_id})
+    return board.aggregate(
+        size=Count(key),
+        ahead=Count(key, filter=_ahead_of(own, order)),
+        on_board=Count(key, filter=Q(**{key: entry_id})),
+    )
+
+
+def _ahead_of(own: QuerySet, order: tuple[str, ...]) -> Q:
+    """Rows before `own` in a board sorted by `order`: lexicographically less, each field compared with the row's
+    own stored value by the database (a scalar subquery, evaluated once)."""
     ahead, equal_so_far = Q(pk__in=[]), Q()
     for field in order:
         own_value = Subquery(own.values(field)[:1])

@@ -5,7 +5,8 @@ and matching entries to the price catalog. Every write runs in one transaction.
 - `judging`: the verdict on stored files, recorded; an accepted one stored as an Entry;
 - `queueing`: judging on a worker, and the sweep that leaves no submission pending;
 - `submitters`: submitters and their tokens;
-- `hardware`: entries matched to the price catalog.
+- `hardware`: entries matched to the price catalog;
+- `policy_costs`: entries priced under each catalog policy, stored for the boards by a catalog price.
 """
 
 from leaderboard.services.hardware import (
@@ -23,6 +24,12 @@ from leaderboard.services.judging import (
     submission_outcome,
     submission_store,
 )
+from leaderboard.services.policy_costs import (
+    POLICY_COSTS_EXPIRE_TASK,
+    catalog_policy_costs_refresh,
+    entry_policy_costs_expire,
+    entry_policy_costs_refresh,
+)
 from leaderboard.services.queueing import (
     SUBMISSION_JUDGE_TASK,
     SUBMISSIONS_SWEEP_TASK,
@@ -39,11 +46,13 @@ from leaderboard.services.submissions import (
     SubmissionRejected,
     entry_import,
     submission_create,
+    submission_version,
     upload_read,
 )
 from leaderboard.services.submitters import SubmitterExists, submitter_create, submitter_token_rotate
 
 __all__ = [
+    "POLICY_COSTS_EXPIRE_TASK",
     "SUBMISSIONS_SWEEP_TASK",
     "SUBMISSION_JUDGE_TASK",
     "CatalogReload",
@@ -57,8 +66,11 @@ __all__ = [
     "SubmitterExists",
     "SweepSummary",
     "Upload",
+    "catalog_policy_costs_refresh",
     "catalog_reload",
     "entry_import",
+    "entry_policy_costs_expire",
+    "entry_policy_costs_refresh",
     "entry_results",
     "hardware_match_all",
     "hardware_match_entry",
@@ -68,6 +80,7 @@ __all__ = [
     "submission_judging_fail",
     "submission_outcome",
     "submission_store",
+    "submission_version",
     "submissions_sweep",
     "submitter_create",
     "submitter_token_rotate",

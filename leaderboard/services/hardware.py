@@ -1,4 +1,5 @@
-"""Matching entries' hardware text to the price catalog, and reloading the catalog."""
+"""Matching entries' hardware text to the price catalog, and reloading the catalog. A match that changes prices its
+entry again for the boards by a catalog price (leaderboard.services.policy_costs)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from django.db import transaction
 from leaderboard.models import Entry, HardwareMatch
 from leaderboard.page_cache import site_board_changed
 from leaderboard.selectors import entry_match
+from leaderboard.services.policy_costs import entry_policy_costs_refresh
 from pricing.domain.resolver import KnownInstance, resolve_hardware
 from pricing.models import InstanceType
 from pricing.selectors import known_instances
@@ -16,10 +18,19 @@ from pricing.services import LoadSummary, prices_load
 
 
 def hardware_match_entry(*, entry: Entry, known: list[KnownInstance] | None = None) -> bool:
-    """Resolve an entry's hardware text against the catalog, unless staff set its match by hand.
+    """Resolve an entry's hardware text against the catalog, unless staff set its match by hand, and price the
+    entry for the boards by a catalog price when the match changed.
 
     Returns whether the stored match changed; an unchanged one is not written again.
     """
+    with transaction.atomic():
+        changed = _match(entry=entry, known=known)
+        if changed:
+            entry_policy_costs_refresh(entry_ids=[entry.id])
+    return changed
+
+
+def _match(*, entry: Entry, known: list[KnownInstance] | None) -> bool:
     existing = entry_match(entry)
     if existing is not None and existing.set_by_staff:
         return False
@@ -48,12 +59,13 @@ class MatchSummary:
 
 
 def hardware_match_all() -> MatchSummary:
-    """Match every entry again (after the catalog changed)."""
+    """Match every entry again (after the catalog changed), and price those whose match changed, all at once."""
     known = known_instances()
     entries = list(Entry.objects.select_related("hardware_match").only("id", "hardware", "hardware_match"))
     with transaction.atomic():
-        changed = sum(hardware_match_entry(entry=entry, known=known) for entry in entries)
-    return MatchSummary(entries=len(entries), changed=changed)
+        changed = [entry.id for entry in entries if _match(entry=entry, known=known)]
+        entry_policy_costs_refresh(entry_ids=changed)
+    return MatchSummary(entries=len(entries), changed=len(changed))
 
 
 @dataclass(frozen=True)

@@ -19,10 +19,12 @@ from django.utils import timezone
 
 from dawnboard.errors import ErrorCode, Issue, WarningCode
 from dawnboard.formats.dawnbench.entry import published_entry_sha256
-from dawnboard.ingest import validate_dawnbench_files
+from dawnboard.ingest import validate_dawnbench_files, validate_mllog_files
 from dawnboard.results import Results
-from dawnboard.validation import IngestRejection, IngestResult
-from leaderboard.models import CurvePoint, Entry, Submission, SubmittedFile, Submitter, TaskVersion
+from dawnboard.run_records import machine_loads, with_machine_load
+from dawnboard.scoring.runs import Spread
+from dawnboard.validation import IngestRejection, IngestResult, RunResult, RunStatus
+from leaderboard.models import CurvePoint, Entry, Run, Submission, SubmittedFile, Submitter, TaskVersion
 from leaderboard.selectors import LATENCY_PERCENTILES, task_catalog
 from leaderboard.services.hardware import hardware_match_entry
 
@@ -77,15 +79,19 @@ def submission_judge(*, submission_id: int, source_name: str = "") -> str:
         submission = Submission.objects.select_for_update().get(id=submission_id)
         if submission.status != Submission.Status.PENDING:
             return submission.status
-        files = {file.role: _as_upload(file) for file in submission.files.all()}
-        log = files.get(SubmittedFile.Role.LOG)
+        entry, logs = stored_files(submission)
         verdict = files_verdict(
-            task_slug=submission.task_slug, track=submission.track, entry=files.get(SubmittedFile.Role.ENTRY), log=log
+            task_slug=submission.task_slug,
+            track=submission.track,
+            entry=entry,
+            logs=logs,
+            version=submission.version,
+            run_record=submission.run_record,
         )
         submission.decided_at = timezone.now()
         if verdict.accepted:
             errors, warnings = _store_unless_on_board(
-                submission=submission, verdict=verdict, log=log, source_name=source_name
+                submission=submission, verdict=verdict, logs=logs, source_name=source_name
             )
         else:
             errors, warnings = [issue.as_dict() for issue in verdict.errors], verdict.warnings
@@ -97,16 +103,27 @@ def submission_judge(*, submission_id: int, source_name: str = "") -> str:
         return submission.status
 
 
+def stored_files(submission: Submission) -> tuple[Upload | None, list[Upload]]:
+    """A stored submission's entry file and its logs, in the order of their runs."""
+    entry, logs = None, []
+    for file in submission.files.order_by("role", "position"):
+        if file.role == SubmittedFile.Role.ENTRY:
+            entry = _as_upload(file)
+        else:
+            logs.append(_as_upload(file))
+    return entry, logs
+
+
 def _store_unless_on_board(
-    *, submission: Submission, verdict: IngestResult, log: Upload | None, source_name: str
+    *, submission: Submission, verdict: IngestResult, logs: list[Upload], source_name: str
 ) -> tuple[list[dict], list[Issue]]:
     """Store an accepted verdict's entry unless the board has its files (`duplicate_submission`) or another's
-    entry has its log (`log_already_submitted`); the submitter's own entry with that log is withdrawn in the
-    same transaction. Returns the errors (none when stored) and the warnings to record.
+    entry has one of its logs (`log_already_submitted`); the submitter's own entries with those logs are
+    withdrawn in the same transaction. Returns the errors (none when stored) and the warnings to record.
     """
-    log_sha256 = log.sha256 if log else ""
+    log_sha256s = [log.sha256 for log in logs]
     claim = log_claim(
-        task_slug=submission.task_slug, submitter_id=submission.submitter_id, verdict=verdict, log_sha256=log_sha256
+        task_slug=submission.task_slug, submitter_id=submission.submitter_id, verdict=verdict, log_sha256s=log_sha256s
     )
     errors = _duplicate_of_accepted(submission) or claim.errors
     if errors:
@@ -114,24 +131,18 @@ def _store_unless_on_board(
     stored = replace(verdict, warnings=verdict.warnings + claim.warnings)
     try:
         with transaction.atomic():  # a savepoint: the constraints may find a copy accepted meanwhile
-            if claim.replaces is not None:
-                claim.replaces.status = Entry.Status.WITHDRAWN
-                claim.replaces.save(update_fields=["status"])
+            for replaced in claim.replaces:
+                entry_withdraw(entry=replaced)
             submission.status = Submission.Status.ACCEPTED
             submission.warnings = [issue.as_dict() for issue in stored.warnings]
             submission.save(update_fields=["status", "warnings", "decided_at"])
-            _entry_store(
-                submission=submission,
-                verdict=stored,
-                source_name=source_name,
-                log_sha256=log_sha256 if verdict.log_rows_sha256 else "",
-            )
+            _entry_store(submission=submission, verdict=stored, source_name=source_name, logs=logs)
     except IntegrityError:  # rolled back, the withdrawal with it: the verdict says nothing of replacing
         taken = log_claim(
             task_slug=submission.task_slug,
             submitter_id=submission.submitter_id,
             verdict=verdict,
-            log_sha256=log_sha256,
+            log_sha256s=log_sha256s,
             may_replace=False,
         )
         errors = _duplicate_of_accepted(submission) or taken.errors
@@ -155,19 +166,37 @@ def submission_outcome(*, submission: Submission) -> SubmissionOutcome:
 
 def entry_results(entry: Entry) -> dict:
     """An entry's recomputed results, in the one shape verdicts, commands and the API share."""
-    return Results.of(entry).as_dict()
+    return results_document(Results.of(entry), entry.spread)
+
+
+def results_document(results: Results, spread: Spread | None) -> dict:
+    """Results as JSON, with the spread of the runs behind them (training entries; None for inference)."""
+    return {**results.as_dict(), "spread": spread.as_dict() if spread else None}
 
 
 def _task_version_for(*, task_slug: str, version: str) -> TaskVersion:
     return TaskVersion.objects.select_related("task").get(task__slug=task_slug, version=version)
 
 
-def files_digest_of(*, task_slug: str, track: str, entry: Upload | None, log: Upload | None) -> str:
+def entry_withdraw(*, entry: Entry) -> None:
+    """Take an entry off the boards, its runs' logs with it (leaderboard.signals: free to be submitted again)."""
+    entry.status = Entry.Status.WITHDRAWN
+    entry.save(update_fields=["status"])
+
+
+def files_digest_of(*, task_slug: str, track: str, entry: Upload | None, logs: list[Upload], version: str = "") -> str:
+    """The submission's files digest: its entry as published (an MLPerf set's system JSON: its bytes), its logs."""
+    if entry is None:
+        entry_sha256 = "-"
+    elif version:  # a system JSON holds nothing private: its bytes
+        entry_sha256 = entry.sha256
+    else:
+        entry_sha256 = entry.published_sha256
     return Submission.digest_of(
         task_slug=task_slug,
         track=track,
-        entry_sha256=entry.published_sha256 if entry else "-",
-        log_sha256=log.sha256 if log else None,
+        entry_sha256=f"{version}:{entry_sha256}" if version else entry_sha256,
+        log_sha256s=[log.sha256 for log in logs],
     )
 
 
@@ -212,68 +241,118 @@ def duplicate_of_accepted(
 
 @dataclass(frozen=True)
 class LogClaim:
-    """What the board says of a training log: free (nothing), another's entry (`errors`), or the same
-    submitter's entry, which the new one replaces (`replaces`, withdrawn when the new one is stored)."""
+    """What the board says of an entry's logs: free (nothing), another's entry (`errors`), or the same
+    submitter's entries, which the new one replaces (`replaces`, withdrawn when the new one is stored)."""
 
     errors: list[dict] = field(default_factory=list)
-    replaces: Entry | None = None
+    replaces: list[Entry] = field(default_factory=list)
     warnings: list[Issue] = field(default_factory=list)
 
 
 def log_claim(
-    *, task_slug: str, submitter_id: int | None, verdict: IngestResult, log_sha256: str, may_replace: bool = True
+    *,
+    task_slug: str,
+    submitter_id: int | None,
+    verdict: IngestResult,
+    log_sha256s: list[str],
+    may_replace: bool = True,
 ) -> LogClaim:
-    """Whether the run behind an accepted verdict's log is already on the task's board, and whose it is.
+    """Whether the runs behind an accepted verdict's logs are already on the task's board, and whose they are.
 
-    A log counts as on the board when an accepted entry of the task holds its bytes or its rows as read
-    (`IngestResult.log_rows_sha256`: the same run rewritten with other spacing, line ends, column order or
+    A log counts as on the board when a run of an accepted entry of the task holds its bytes or its rows as
+    read (`RunResult.log_rows_sha256`: the same run rewritten with other spacing, line ends, column order or
     number formatting). The submitter's own entry is replaced (unless `may_replace` is off: it was stored
     while this one was judged); anyone else's (an import's, a reference run's, another submitter's) refuses
     the log with `log_already_submitted`, naming that entry.
     """
-    rows_sha256 = verdict.log_rows_sha256
-    if not rows_sha256:
-        return LogClaim()
-    holder = (
-        Entry.objects.accepted()
-        .filter(task__slug=task_slug)
-        .filter(Q(log_sha256=log_sha256) | Q(log_rows_sha256=rows_sha256))
-        .select_related("submission")
-        .order_by("id")
-        .first()
-    )
-    if holder is None:
-        return LogClaim()
-    own = submitter_id is not None and holder.submission.submitter_id == submitter_id
+    claim = LogClaim()
+    several = len(verdict.runs) > 1
+    for run in verdict.runs:
+        if not run.log_rows_sha256:
+            continue
+        log_sha256 = log_sha256s[run.position]
+        holder = (
+            Run.objects.filter(task__slug=task_slug, on_board=True)
+            .filter(Q(log_sha256=log_sha256) | Q(log_rows_sha256=run.log_rows_sha256))
+            .select_related("entry__submission")
+            .order_by("entry_id", "position")
+            .first()
+        )
+        if holder is None:
+            continue
+        claim = _claim_joined(claim, _run_claim(run, holder, task_slug, submitter_id, log_sha256, several, may_replace))
+    return claim
+
+
+def _run_claim(
+    run: RunResult, holder: Run, task_slug: str, submitter_id: int | None, log_sha256: str, several: bool, may_replace
+) -> LogClaim:
+    entry = holder.entry
+    file_field = f"log[{run.position}]" if several else "log"
+    own = submitter_id is not None and entry.submission.submitter_id == submitter_id
     if own and may_replace:
         note = Issue(
             WarningCode.REPLACES_ENTRY,
-            f"Your entry {holder.id} has the same log (see /entries/{holder.id}/): it is withdrawn and this entry "
+            f"Your entry {entry.id} has the same log (see /entries/{entry.id}/): it is withdrawn and this entry "
             "replaces it on the board.",
-            field="log",
+            field=file_field,
         )
-        return LogClaim(replaces=holder, warnings=[note])
+        return LogClaim(replaces=[entry], warnings=[note])
     how = "is byte-identical to" if holder.log_sha256 == log_sha256 else "holds the same rows as"
     whose = "your entry stored while this one was judged" if own else "not yours"
     issue = Issue(
         ErrorCode.LOG_ALREADY_SUBMITTED,
-        f"This log {how} the log of entry {holder.id}, already on the {task_slug} board (see "
-        f"/entries/{holder.id}/) and {whose}: a run is ranked once, under the entry that submitted it.",
-        field="log",
+        f"This log {how} the log of entry {entry.id}, already on the {task_slug} board (see "
+        f"/entries/{entry.id}/) and {whose}: a run is ranked once, under the entry that submitted it.",
+        field=file_field,
     )
-    return LogClaim(errors=[{**issue.as_dict(), "entry_id": holder.id}])
+    return LogClaim(errors=[{**issue.as_dict(), "entry_id": entry.id}])
+
+
+def _claim_joined(first: LogClaim, second: LogClaim) -> LogClaim:
+    """Two runs' claims as one: every error; each replaced entry once, with its warning once."""
+    new = [
+        (entry, note)
+        for entry, note in zip(second.replaces, second.warnings, strict=True)
+        if entry not in first.replaces
+    ]
+    return LogClaim(
+        errors=first.errors + second.errors,
+        replaces=first.replaces + [entry for entry, _ in new],
+        warnings=first.warnings + [note for _, note in new],
+    )
 
 
 def files_verdict(
-    *, task_slug: str, track: str, entry: Upload | None, log: Upload | None
+    *,
+    task_slug: str,
+    track: str,
+    entry: Upload | None,
+    logs: list[Upload],
+    version: str = "",
+    run_record: dict | None = None,
 ) -> IngestResult | IngestRejection:
-    return validate_dawnbench_files(
-        task_slug=task_slug,
-        track=track,
-        entry_bytes=entry.content if entry else None,
-        log_bytes=log.content if log else None,
-        catalog=task_catalog(),
-    )
+    """The verdict on a submission's files: DAWNBench's entry and TSV logs, or (`version` naming an MLPerf round)
+    a system JSON and MLLOG result files; a reference run's record adds what the machine was doing."""
+    catalog = task_catalog()
+    if version:
+        verdict = validate_mllog_files(
+            task_slug=task_slug,
+            version=version,
+            system_json=entry.content if entry else None,
+            logs=[(log.name, log.content) for log in logs],
+            catalog=catalog,
+            scaling_factor=(run_record or {}).get("scaling_factor"),
+        )
+    else:
+        verdict = validate_dawnbench_files(
+            task_slug=task_slug,
+            track=track,
+            entry_bytes=entry.content if entry else None,
+            logs=[log.content for log in logs],
+            catalog=catalog,
+        )
+    return with_machine_load(verdict, run_record)
 
 
 def submission_store(
@@ -281,9 +360,10 @@ def submission_store(
     task_slug: str,
     track: str,
     entry: Upload | None,
-    log: Upload | None,
+    logs: list[Upload],
     source: str,
     submitter: Submitter | None,
+    version: str = "",
     run_record: dict | None = None,
     idempotency_key: str = "",
     times_queued: int = 0,
@@ -294,27 +374,32 @@ def submission_store(
         source=source,
         task_slug=task_slug,
         track=track,
+        version=version,
         run_record=run_record,
-        files_digest=files_digest_of(task_slug=task_slug, track=track, entry=entry, log=log),
+        files_digest=files_digest_of(task_slug=task_slug, track=track, entry=entry, logs=logs, version=version),
         idempotency_key=idempotency_key,
         times_queued=times_queued,
         queued_at=queued_at,
     )
-    for role, upload in ((SubmittedFile.Role.ENTRY, entry), (SubmittedFile.Role.LOG, log)):
-        if upload is not None:
-            SubmittedFile.objects.create(
-                submission=submission,
-                role=role,
-                name=upload.name[:255],
-                sha256=upload.sha256,
-                size_bytes=len(upload.content),
-                content=upload.content,
-            )
+    files = [(SubmittedFile.Role.ENTRY, 0, entry)] if entry is not None else []
+    files += [(SubmittedFile.Role.LOG, position, log) for position, log in enumerate(logs)]
+    SubmittedFile.objects.bulk_create(
+        SubmittedFile(
+            submission=submission,
+            role=role,
+            position=position,
+            name=upload.name[:255],
+            sha256=upload.sha256,
+            size_bytes=len(upload.content),
+            content=upload.content,
+        )
+        for role, position, upload in files
+    )
     return submission
 
 
-def _entry_store(*, submission: Submission, verdict: IngestResult, source_name: str, log_sha256: str) -> Entry:
-    document, results = verdict.entry, verdict.results
+def _entry_store(*, submission: Submission, verdict: IngestResult, source_name: str, logs: list[Upload]) -> Entry:
+    document, results, spread = verdict.entry, verdict.results, verdict.spread
     version = _task_version_for(task_slug=verdict.rules.task_slug, version=verdict.rules.version)
     entry = Entry.objects.create(
         submission=submission,
@@ -346,26 +431,65 @@ def _entry_store(*, submission: Submission, verdict: IngestResult, source_name: 
         latency_ms=results.latency_ms,
         **_measured_latency_percentiles(submission),
         inference_cost_usd_per_10k=results.inference_cost_usd_per_10k,
-        log_row_count=verdict.log_row_count,
-        log_sha256=log_sha256,
-        log_rows_sha256=verdict.log_rows_sha256,
+        **_spread_columns(spread),
+    )
+    _runs_store(entry=entry, verdict=verdict, logs=logs)
+    hardware_match_entry(entry=entry)
+    return entry
+
+
+def _spread_columns(spread: Spread | None) -> dict:
+    if spread is None:
+        return {}
+    return {
+        "run_count": spread.runs,
+        "successful_run_count": spread.successful,
+        "time_min_seconds": spread.minimum,
+        "time_max_seconds": spread.maximum,
+        "time_coefficient_of_variation": spread.coefficient_of_variation,
+        "time_interval_low_seconds": spread.interval_low,
+        "time_interval_high_seconds": spread.interval_high,
+    }
+
+
+def _runs_store(*, entry: Entry, verdict: IngestResult, logs: list[Upload]) -> None:
+    """The entry's runs, each with its log's fingerprints, its figures and its curve."""
+    loads = machine_loads(entry.submission.run_record)
+    runs = Run.objects.bulk_create(
+        Run(
+            entry=entry,
+            task_id=entry.task_id,
+            position=run.position,
+            status=Run.Status.SUCCESS if run.status == RunStatus.SUCCESS else Run.Status.FAILED,
+            errors=[issue.as_dict() for issue in run.errors],
+            log_name=logs[run.position].name[:255],
+            log_sha256=logs[run.position].sha256 if run.log_rows_sha256 else "",
+            log_rows_sha256=run.log_rows_sha256,
+            log_row_count=run.log_row_count,
+            accuracy=run.results.accuracy if run.results else None,
+            time_to_accuracy_seconds=run.time_to_accuracy_seconds,
+            time_to_accuracy_epoch=run.results.time_to_accuracy_epoch if run.results else None,
+            time_to_accuracy_line=run.results.time_to_accuracy_line if run.results else None,
+            machine_load=loads[run.position] if run.position < len(loads) else None,
+            measured_while_busy=bool(run.position < len(loads) and (loads[run.position] or {}).get("busy")),
+        )
+        for run in verdict.runs
     )
     CurvePoint.objects.bulk_create(
         [
             CurvePoint(
-                entry=entry,
+                run=stored,
                 position=position,
                 line=point.line,
                 epoch=point.epoch,
                 hours=point.hours,
                 metric=point.metric,
             )
-            for position, point in enumerate(verdict.curve)
+            for stored, run in zip(runs, verdict.runs, strict=True)
+            for position, point in enumerate(run.curve)
         ],
         batch_size=500,
     )
-    hardware_match_entry(entry=entry)
-    return entry
 
 
 def _measured_latency_percentiles(submission: Submission) -> dict[str, float]:
@@ -402,6 +526,6 @@ def verdict_outcome(
         status=status,
         errors=[issue.as_dict() for issue in getattr(verdict, "errors", [])],
         warnings=[issue.as_dict() for issue in verdict.warnings],
-        results=verdict.results.as_dict() if verdict.accepted else None,
+        results=results_document(verdict.results, verdict.spread) if verdict.accepted else None,
         dry_run=dry_run,
     )

@@ -15,6 +15,8 @@ from django.utils import timezone
 
 from dawnboard.errors import ErrorCode, Issue
 from dawnboard.formats.dawnbench.entry import entry_size_issue
+from dawnboard.rounds import TRAINING_ROUNDS
+from dawnboard.rules import mlperf_version
 from dawnboard.validation import check_request
 from leaderboard.models import Entry, Submission, Submitter
 from leaderboard.selectors import task_catalog
@@ -49,6 +51,36 @@ class IdempotencyKeyReused(Exception):
         self.submission_id = submission_id
 
 
+LOG_FORMATS = ("dawnbench", "mllog")
+
+
+def submission_version(*, log_format: str, round_name: str) -> str:
+    """The task version a submission's files are judged by when they do not name it: "" for DAWNBench files (the
+    entry names its version), an MLPerf round's (e.g. "mlperf-v4.0") for `format=mllog`.
+
+    Raises:
+        SubmissionRejected: an unknown format, or MLLOG files without a known round.
+    """
+    if log_format in ("", "dawnbench"):
+        return ""
+    if log_format != "mllog":
+        known = ", ".join(LOG_FORMATS)
+        raise SubmissionRejected(
+            Issue(ErrorCode.UNKNOWN_FORMAT, f"Unknown format '{log_format[:50]}'; use one of: {known}.", field="format")
+        )
+    rounds = [training_round.round for training_round in TRAINING_ROUNDS]
+    if round_name not in rounds:
+        problem = f"Unknown round '{round_name[:50]}'" if round_name else "MLLOG files need their round"
+        raise SubmissionRejected(
+            Issue(
+                ErrorCode.UNKNOWN_ROUND,
+                f"{problem}: name the MLPerf Training round they ran under, one of {', '.join(rounds)}.",
+                field="round",
+            )
+        )
+    return mlperf_version(round_name)
+
+
 def upload_read(file, *, field_name: str) -> Upload:
     """Read an uploaded file, refusing one over the limit before its bytes are loaded (or stored, or queued)."""
     if field_name == "entry" and (too_large := entry_size_issue(file.size)):
@@ -71,35 +103,40 @@ def submission_create(
     task_slug: str,
     track: str,
     entry: Upload | None,
-    log: Upload | None,
+    logs: list[Upload],
     source: str,
     submitter: Submitter | None = None,
     source_name: str = "",
     dry_run: bool = False,
     run_record: dict | None = None,
     idempotency_key: str = "",
+    version: str = "",
 ) -> SubmissionOutcome:
     """Receive a submission and judge it (now, or on a worker when a broker is configured).
 
-    `run_record` is a reference run's record (its run.json); it is kept with the submission, and an accepted
-    entry is linked to the seed entry the record says the run reproduces. A request that repeats a
-    submitter's `idempotency_key` with the same files gets its first submission back (`replayed`).
+    `logs` are the entry's runs, one log each, in order. `version` names the task version the files are judged
+    by where no entry names it (an MLPerf round's, for MLLOG result files; the entry is then the system JSON).
+    `run_record` is a reference run's record (its run.json; `{"runs": [...]}` for several); it is kept with the
+    submission, and an accepted entry is linked to the seed entry the record says the run reproduces. A request
+    that repeats a submitter's `idempotency_key` with the same files gets its first submission back (`replayed`).
 
     Raises:
         IdempotencyKeyReused: the key names a submission of other files.
         QueueUnavailable: the broker is down; nothing was stored.
     """
     if dry_run:
-        verdict = files_verdict(task_slug=task_slug, track=track, entry=entry, log=log)
+        verdict = files_verdict(
+            task_slug=task_slug, track=track, entry=entry, logs=logs, version=version, run_record=run_record
+        )
         outcome = verdict_outcome(verdict, status="valid" if verdict.accepted else "rejected", dry_run=True)
         if not verdict.accepted:
             return outcome
-        digest = files_digest_of(task_slug=task_slug, track=track, entry=entry, log=log)
+        digest = files_digest_of(task_slug=task_slug, track=track, entry=entry, logs=logs, version=version)
         claim = log_claim(
             task_slug=task_slug,
             submitter_id=submitter.id if submitter else None,
             verdict=verdict,
-            log_sha256=log.sha256 if log else "",
+            log_sha256s=[log.sha256 for log in logs],
         )
         refused = duplicate_of_accepted(task_slug=task_slug, track=track, files_digest=digest) or claim.errors
         if refused:
@@ -107,7 +144,11 @@ def submission_create(
         return replace(outcome, warnings=outcome.warnings + [issue.as_dict() for issue in claim.warnings])
 
     problems = check_request(
-        task_slug=task_slug, track=track, has_entry=entry is not None, has_log=log is not None, catalog=task_catalog()
+        task_slug=task_slug,
+        track=track,
+        has_entry=entry is not None or bool(version),  # an MLPerf set's system JSON is optional
+        log_count=len(logs),
+        catalog=task_catalog(),
     )
     if problems:  # refused before anything is stored or queued
         return SubmissionOutcome(status="rejected", errors=[issue.as_dict() for issue in problems])
@@ -115,13 +156,14 @@ def submission_create(
         "task_slug": task_slug,
         "track": track,
         "entry": entry,
-        "log": log,
+        "logs": logs,
+        "version": version,
         "source": source,
         "submitter": submitter,
         "run_record": run_record,
         "idempotency_key": idempotency_key if submitter is not None else "",
     }
-    files_digest = files_digest_of(task_slug=task_slug, track=track, entry=entry, log=log)
+    files_digest = files_digest_of(task_slug=task_slug, track=track, entry=entry, logs=logs, version=version)
     if store["idempotency_key"]:
         replay = _idempotent_replay(submitter=submitter, key=idempotency_key, files_digest=files_digest)
         if replay is not None:
@@ -148,8 +190,18 @@ class ImportOutcome:
     warnings: list[dict] = field(default_factory=list)
 
 
-def entry_import(*, task_slug: str, track: str, source_name: str, entry: Upload, log: Upload | None) -> ImportOutcome:
-    """Import one DAWNBench file (pair) through the same judging as the API; an already imported one is skipped."""
+def entry_import(
+    *,
+    task_slug: str,
+    track: str,
+    source_name: str,
+    entry: Upload | None,
+    logs: list[Upload],
+    version: str = "",
+    run_record: dict | None = None,
+) -> ImportOutcome:
+    """Import one DAWNBench file (pair), or one MLPerf result set (`version`: its round's; `run_record` its
+    scaling factor), through the same judging as the API; an already imported one is skipped."""
     if Entry.objects.filter(task__slug=task_slug, track=track, source_name=source_name).exists():
         return ImportOutcome(status="skipped")
     try:
@@ -157,7 +209,9 @@ def entry_import(*, task_slug: str, track: str, source_name: str, entry: Upload,
             task_slug=task_slug,
             track=track,
             entry=entry,
-            log=log,
+            logs=logs,
+            version=version,
+            run_record=run_record,
             source=Submission.Source.IMPORT,
             submitter=None,
             source_name=source_name,

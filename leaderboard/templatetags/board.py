@@ -49,6 +49,12 @@ def hms(seconds) -> str:
 
 
 @register.filter
+def percent_of_one(value) -> str:
+    """A fraction as a percentage, two significant figures (a coefficient of variation)."""
+    return display.share(value)
+
+
+@register.filter
 def usd(value) -> str:
     """Dollars to four significant figures."""
     return display.usd(value)

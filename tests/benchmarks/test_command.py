@@ -24,12 +24,12 @@ def test_digits_submit_enters_a_reference_entry_with_its_curve_and_run_record(tm
     document = json.loads(run_reference("digits", "--submit", "--json", "--out", str(tmp_path)))
 
     (run,) = document["runs"]
-    assert run["reached"] and run["submission"]["status"] == "accepted"
-    entry = Entry.objects.get(id=run["submission"]["entry_id"])
+    assert run["reached"] and document["submission"]["status"] == "accepted"
+    entry = Entry.objects.get(id=document["submission"]["entry_id"])
     assert entry.submission.source == Submission.Source.REFERENCE
     assert entry.submission.run_record["seed"] == 0
     assert entry.submission.run_record["curve"][-1]["quality"] == pytest.approx(entry.accuracy)
-    assert entry.curve.count() == len(run["record"]["curve"])
+    assert sum(run.curve.count() for run in entry.runs.all()) == len(run["record"]["curve"])
     assert entry.time_to_accuracy_seconds == pytest.approx(run["results"]["time_to_accuracy_seconds"])
     page = client.get(f"/entries/{entry.id}/").content.decode()
     assert "A reference run: <code>.venv/bin/python manage.py run_reference digits --recipe cnn --seed 0" in page
@@ -39,6 +39,23 @@ def test_digits_submit_enters_a_reference_entry_with_its_curve_and_run_record(tm
     assert "nothing was run" in run_reference("digits", "--submit", "--only-if-missing")
     assert json.loads(run_reference("digits", "--only-if-missing", "--json"))["runs"] == []
     assert Entry.objects.count() == 1
+
+
+@pytest.mark.django_db
+def test_several_runs_submitted_make_one_entry_of_those_runs_with_their_spread(tmp_path):
+    document = json.loads(
+        run_reference("digits", "--runs", "3", "--seed", "4", "--submit", "--json", "--out", str(tmp_path))
+    )
+
+    assert document["submission"]["status"] == "accepted"
+    entry = Entry.objects.get(id=document["submission"]["entry_id"])
+    times = sorted(run["results"]["time_to_accuracy_seconds"] for run in document["runs"])
+    assert Entry.objects.count() == 1 and entry.run_count == 3 and entry.successful_run_count == 3
+    assert entry.time_to_accuracy_seconds == pytest.approx(times[1])  # the median of three
+    assert (entry.time_min_seconds, entry.time_max_seconds) == pytest.approx((times[0], times[2]))
+    assert [run.position for run in entry.runs.all()] == [0, 1, 2]
+    assert [record["seed"] for record in entry.submission.run_record["runs"]] == [4, 5, 6]
+    assert all(run.machine_load is not None for run in entry.runs.all())
 
 
 @pytest.mark.django_db

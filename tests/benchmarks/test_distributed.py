@@ -31,5 +31,5 @@ def test_two_processes_share_each_epoch_and_only_the_first_writes_and_reports(tm
     assert record["fresh_examples"] == len(record["curve"]) * 1346
     assert record["steps_per_epoch"] == 673 // 32
     assert sorted(path.name for path in tmp_path.iterdir()) == [
-        "digits_cnn_seed0.json", "digits_cnn_seed0.pt", "digits_cnn_seed0.tsv", "run.json",
+        "digits_cnn_seed0.json", "digits_cnn_seed0.mllog", "digits_cnn_seed0.pt", "digits_cnn_seed0.tsv", "run.json",
     ]  # fmt: skip

@@ -95,7 +95,7 @@ def add_measured_entry() -> int:
         task_slug="digits",
         track="inference",
         entry=Upload("entry.json", json.dumps(document).encode()),
-        log=None,
+        logs=[],
         source=Submission.Source.MEASURED,
         run_record=record,
     )

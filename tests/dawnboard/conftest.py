@@ -117,7 +117,9 @@ def submit(catalog, entry_json, passing_log) -> Callable[..., object]:
             entry = entry_json(task=task if task in RULES else "cifar10", track=track)
         if log is DEFAULT:
             log = passing_log(task) if track == "train" and task in RULES else None
-        return validate_dawnbench_files(task_slug=task, track=track, entry_bytes=entry, log_bytes=log, catalog=catalog)
+        return validate_dawnbench_files(
+            task_slug=task, track=track, entry_bytes=entry, logs=[] if log is None else [log], catalog=catalog
+        )
 
     return run
 

@@ -10,7 +10,7 @@ from dawnboard.curve import MAX_CURVE_POINTS, curve_point_indices
 def test_a_short_log_keeps_every_row_in_file_order(submit, training_log):
     result = submit(log=training_log())
 
-    assert [(point.epoch, point.hours, point.metric, point.line) for point in result.curve] == [
+    assert [(point.epoch, point.hours, point.metric, point.line) for point in result.runs[0].curve] == [
         (0, 0.01, 60.5, 2),
         (1, 0.02, 85.25, 3),
         (2, 0.03, 93.5, 4),
@@ -45,16 +45,16 @@ def test_a_long_log_is_thinned_keeping_first_last_and_crossing_in_order(submit):
     result = submit(log=log)
 
     assert result.accepted
-    assert result.log_row_count == rows
-    lines = [point.line for point in result.curve]
+    assert result.runs[0].log_row_count == rows
+    lines = [point.line for point in result.runs[0].curve]
     assert len(lines) <= MAX_CURVE_POINTS + 3
     assert lines == sorted(set(lines))
     assert lines[0] == 2
     assert lines[-1] == rows + 1
     assert result.results.time_to_accuracy_line == crossing_row + 2
     assert crossing_row + 2 in lines
-    assert max(point.metric for point in result.curve) == metric.max()
-    assert min(point.metric for point in result.curve) == metric.min()
+    assert max(point.metric for point in result.runs[0].curve) == metric.max()
+    assert min(point.metric for point in result.runs[0].curve) == metric.min()
 
 
 def test_thinned_curve_points_match_their_log_rows(submit):
@@ -62,7 +62,7 @@ def test_thinned_curve_points_match_their_log_rows(submit):
 
     result = submit(log=log)
 
-    for point in result.curve:
+    for point in result.runs[0].curve:
         row = point.line - 2
         assert point.epoch == row
         assert point.metric == metric[row]

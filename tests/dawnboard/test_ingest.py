@@ -32,7 +32,7 @@ def test_accepts_a_training_submission_for_each_task(submit):
         assert result.accepted, task
         assert result.track == "train"
         assert result.rules.task_slug == task
-        assert result.log_row_count == 2
+        assert result.runs[0].log_row_count == 2
         assert result.results.time_to_accuracy_seconds == 3600.0
 
 
@@ -42,7 +42,7 @@ def test_accepts_an_inference_submission_for_each_task(submit):
 
         assert result.accepted, task
         assert result.track == "inference"
-        assert result.curve == []
+        assert result.runs == []
         assert result.results.time_to_accuracy_seconds is None
 
 
@@ -88,7 +88,7 @@ def test_ignores_a_log_sent_with_an_inference_entry(submit, passing_log):
     assert warning_codes(result) == [WarningCode.LOG_IGNORED]
     assert result.warnings[0].field == "log"
     assert result.results.latency_ms == 10.0
-    assert result.log_row_count == 0
+    assert result.runs == []
 
 
 def test_ignores_even_an_unreadable_log_sent_with_an_inference_entry(submit):
@@ -255,7 +255,7 @@ def test_a_second_log_format_plugs_in_beside_the_tsv_reader(catalog, entry_json)
         task_slug="cifar10",
         track="train",
         entry=lambda: read_entry(entry_json()),
-        log=read_rows,
+        logs=[read_rows],
         catalog=catalog,
     )
 
@@ -270,7 +270,7 @@ def test_an_empty_log_from_any_reader_is_refused(catalog, entry_json):
         task_slug="cifar10",
         track="train",
         entry=lambda: read_entry(entry_json()),
-        log=lambda rules: LogReading(TrainingLog(empty, empty, empty, np.array([], dtype=np.int64))),
+        logs=[lambda rules: LogReading(TrainingLog(empty, empty, empty, np.array([], dtype=np.int64)))],
         catalog=catalog,
     )
 
@@ -288,3 +288,10 @@ def test_keeps_the_code_url_of_every_real_entry(dawnbench_sample, submit):
 
             assert result.accepted, (entry_path.name, result.errors)
             assert result.entry.code_url == json.loads(entry_path.read_bytes()).get("codeURL", "").strip()
+
+
+def test_a_dawnbench_entry_naming_an_mlperf_round_is_told_to_send_mllog(submit, entry_json):
+    result = submit(task="imagenet", entry=entry_json(version="mlperf-v4.0"))  # a ResNet-50 round
+
+    assert error_codes(result) == [ErrorCode.UNKNOWN_FORMAT]
+    assert result.errors[0].field == "version" and "format=mllog" in result.errors[0].message

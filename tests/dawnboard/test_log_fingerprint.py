@@ -18,7 +18,7 @@ def log_bytes(rows, *, header="epoch\thours\ttop1Accuracy", newline="\n") -> byt
 def fingerprint(submit, log: bytes) -> str:
     result = submit(log=log)
     assert result.accepted, result.errors
-    return result.log_rows_sha256
+    return result.runs[0].log_rows_sha256
 
 
 def test_the_same_run_written_otherwise_has_the_same_fingerprint(submit):

@@ -21,7 +21,7 @@ rules = current_rules("cifar10")
 entry = write_entry({"version": "v1.0", "author": "a", "authorEmail": "a@b.c", "framework": "f", "model": "m",
                      "hardware": "h", "timestamp": "2020-01-01"})
 log = write_training_log([(0, 0.5, 95.0)], metric_column=rules.log_column)
-result = validate_dawnbench_files(task_slug="cifar10", track="train", entry_bytes=entry, log_bytes=log,
+result = validate_dawnbench_files(task_slug="cifar10", track="train", entry_bytes=entry, logs=[log],
                                   catalog=rules_catalog())
 assert result.accepted, result
 print(len(modules))

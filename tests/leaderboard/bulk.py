@@ -27,9 +27,10 @@ from django.db import DEFAULT_DB_ALIAS, connection, connections, models, transac
 from django.utils import timezone
 
 from dawnboard.rules import TASKS, Scale, Track
-from leaderboard.models import CurvePoint, Entry, Submission, SubmittedFile, TaskVersion
+from dawnboard.scoring.runs import median_of_runs, spread_of_runs
+from leaderboard.models import CurvePoint, Entry, Run, Submission, SubmittedFile, TaskVersion
 
-TASK_SLUGS = tuple(task.slug for task in TASKS)
+TASK_SLUGS = tuple(task.slug for task in TASKS if task.dawnbench_folder)  # the DAWNBench-format tasks
 SOURCE_PREFIX = "bulk-"
 TRAIN_SHARE = 0.6
 COSTED_TRAIN_SHARE = 0.9  # the others give no costPerHour, so they have no training cost
@@ -56,21 +57,23 @@ FIRST_DATE = datetime.date(2017, 10, 1)
 DATE_SPAN_DAYS = 2600
 
 
-def create_entries(count_per_task: int, *, curve_points: int = 20, seed: int = 0) -> None:
-    """Create `count_per_task` accepted entries for each of cifar10, imagenet and squad.
+def create_entries(count_per_task: int, *, curve_points: int = 20, seed: int = 0, runs_per_entry: int = 1) -> None:
+    """Create `count_per_task` accepted entries for each DAWNBench-format task (cifar10, imagenet, squad, digits).
 
-    60 % are training entries (a time to accuracy; a training cost for 90 % of them; `curve_points` curve
-    points each), 40 % inference entries (latency and cost per 10,000 items; those with an even id also
-    latency percentiles, as a measured entry has, for the p90 and p99 boards). Every accuracy meets the
-    current version's threshold, so every entry is on its boards. Calling it again adds more entries.
+    60 % are training entries of `runs_per_entry` runs each (every run its own log and `curve_points` curve
+    points; the entry's time their median, with their spread; a training cost for 90 % of them), 40 % inference
+    entries (latency and cost per 10,000 items; those with an even id also latency percentiles, as a measured
+    entry has, for the p90 and p99 boards). Every accuracy meets the current version's threshold, so every entry
+    is on its boards. Calling it again adds more entries.
     """
     versions = TaskVersion.objects.filter(is_current=True, task__slug__in=TASK_SLUGS).select_related("task")
     with transaction.atomic():
         rng = random.Random(f"{seed}-{count_per_task}-{Entry.objects.count()}")
         for version in versions.order_by("task__slug"):
-            _create_for_version(version, count_per_task, curve_points, rng)
+            _create_for_version(version, count_per_task, curve_points, runs_per_entry, rng)
         with connection.cursor() as cursor:
-            for sql in connection.ops.sequence_reset_sql(no_style(), [Submission, Entry, SubmittedFile, CurvePoint]):
+            models_made = [Submission, Entry, SubmittedFile, Run, CurvePoint]
+            for sql in connection.ops.sequence_reset_sql(no_style(), models_made):
                 cursor.execute(sql)
 
 
@@ -80,14 +83,17 @@ def delete_entries() -> None:
     with transaction.atomic():
         entry_ids = list(entries.values_list("id", flat=True))
         submission_ids = list(entries.values_list("submission_id", flat=True))
-        CurvePoint.objects.filter(entry__in=entries).delete()  # no dependants: one DELETE
+        CurvePoint.objects.filter(run__entry__in=entries).delete()  # no dependants: one DELETE
+        Run.objects.filter(entry__in=entries).delete()
         SubmittedFile.objects.filter(submission__in=entries.values("submission_id")).delete()
         # The ORM would load every entry and submission to look for dependants; the only ones are gone.
         _delete_ids(Entry, entry_ids)
         _delete_ids(Submission, submission_ids)
 
 
-def _create_for_version(version: TaskVersion, count: int, curve_points: int, rng: random.Random) -> None:
+def _create_for_version(
+    version: TaskVersion, count: int, curve_points: int, runs_per_entry: int, rng: random.Random
+) -> None:
     train_count = round(count * TRAIN_SHARE)
     tracks = [Track.TRAIN] * train_count + [Track.INFERENCE] * (count - train_count)
     now = timezone.now()
@@ -106,20 +112,69 @@ def _create_for_version(version: TaskVersion, count: int, curve_points: int, rng
     ]
     entries = [_entry(first_entry_id + index, version, submission, rng) for index, submission in enumerate(submissions)]
     files = []
+    runs = []
     points = []
+    next_run_id = _next_id(Run)
     for entry in entries:
         name = entry["source_name"]
-        files.append(_file(entry["submission_id"], SubmittedFile.Role.ENTRY, f"{name}.json", entry["claimed"]))
-        if entry["track"] == Track.TRAIN:
-            curve = _curve(entry, version, curve_points)  # also sets the entry's crossing line and epoch
-            points.extend((entry["id"], *point) for point in curve)
+        files.append(_file(entry["submission_id"], SubmittedFile.Role.ENTRY, 0, f"{name}.json", entry["claimed"]))
+        if entry["track"] != Track.TRAIN:
+            continue
+        # Every run within 20 % of the first; the entry's time is their median (its cost with it).
+        times = [entry["time_to_accuracy_seconds"]] + [
+            round(entry["time_to_accuracy_seconds"] * rng.uniform(0.8, 1.2), 3) for _ in range(runs_per_entry - 1)
+        ]
+        if runs_per_entry > 1:
+            entry["time_to_accuracy_seconds"] = median_of_runs(times, failed=0)
+            if entry.get("cost_per_hour_usd") is not None:
+                hours = Decimal(repr(entry["time_to_accuracy_seconds"])) / 3600
+                entry["training_cost_usd"] = (hours * entry["cost_per_hour_usd"]).quantize(Decimal("1e-9"))
+        _set_spread(entry, times)
+        for position, seconds in enumerate(times):
+            run = _run(next_run_id, entry, position, seconds)
+            curve = _curve(entry, run, version, curve_points)  # also sets the crossing line, epoch, row count
+            points.extend((run["id"], *point) for point in curve)
             log = "epoch\thours\t" + version.log_column + "\n"
             log += "".join(f"{epoch:g}\t{hours:.6f}\t{metric:g}\n" for _, _, epoch, hours, metric in curve)
-            files.append(_file(entry["submission_id"], SubmittedFile.Role.LOG, f"{name}.tsv", log))
+            log_file = _file(entry["submission_id"], SubmittedFile.Role.LOG, position, run["log_name"], log)
+            files.append(log_file)
+            # Two bulk logs can read alike (same rounded hours): each run is its own, as a real run's rows are.
+            run["log_sha256"] = log_file[4]
+            run["log_rows_sha256"] = hashlib.sha256(f"bulk-run-{run['id']}".encode()).hexdigest()
+            runs.append(run)
+            next_run_id += 1
     _insert_records(Submission, submissions, now)
     _insert_records(Entry, entries, now)
-    _insert_rows(SubmittedFile, ["submission", "role", "name", "sha256", "size_bytes", "content"], files)
-    _insert_rows(CurvePoint, ["entry", "position", "line", "epoch", "hours", "metric"], points)
+    _insert_rows(SubmittedFile, ["submission", "role", "position", "name", "sha256", "size_bytes", "content"], files)
+    _insert_records(Run, runs, now)
+    _insert_rows(CurvePoint, ["run", "position", "line", "epoch", "hours", "metric"], points)
+
+
+def _set_spread(entry: dict, times: list[float]) -> None:
+    spread = spread_of_runs(times, failed=0)
+    entry |= {
+        "run_count": spread.runs,
+        "successful_run_count": spread.successful,
+        "time_min_seconds": spread.minimum,
+        "time_max_seconds": spread.maximum,
+        "time_coefficient_of_variation": spread.coefficient_of_variation,
+        "time_interval_low_seconds": spread.interval_low,
+        "time_interval_high_seconds": spread.interval_high,
+    }
+
+
+def _run(run_id: int, entry: dict, position: int, seconds: float) -> dict:
+    return {
+        "id": run_id,
+        "entry_id": entry["id"],
+        "task_id": entry["task_id"],
+        "position": position,
+        "status": Run.Status.SUCCESS,
+        "log_name": f"{entry['source_name']}-{position + 1}.tsv",
+        "accuracy": entry["accuracy"],
+        "time_to_accuracy_seconds": seconds,
+        "on_board": True,
+    }
 
 
 def _entry(entry_id: int, version: TaskVersion, submission: dict, rng: random.Random) -> dict:
@@ -181,19 +236,22 @@ def _entry(entry_id: int, version: TaskVersion, submission: dict, rng: random.Ra
     return entry
 
 
-def _curve(entry: dict, version: TaskVersion, curve_points: int) -> list[tuple[int, int, float, float, float]]:
-    """(position, line, epoch, hours, metric) of a rising curve that reaches the entry's accuracy at its time to
-    accuracy, the last fifth of the points beyond it. Sets the entry's crossing line, epoch and log row count.
+def _curve(
+    entry: dict, run: dict, version: TaskVersion, curve_points: int
+) -> list[tuple[int, int, float, float, float]]:
+    """(position, line, epoch, hours, metric) of a rising curve that reaches the entry's accuracy at the run's time
+    to accuracy, the last fifth of the points beyond it. Sets the crossing line, epoch and the run's row count.
     """
     if curve_points <= 0:
         return []
     crossing = curve_points - 1 - curve_points // 5
     threshold = float(version.threshold)
     start = threshold * 0.5
-    crossing_hours = entry["time_to_accuracy_seconds"] / 3600
-    entry["time_to_accuracy_epoch"] = float(crossing)
-    entry["time_to_accuracy_line"] = crossing + 2  # line 1 is the header
-    entry["log_row_count"] = curve_points
+    crossing_hours = run["time_to_accuracy_seconds"] / 3600
+    for record in (entry, run):
+        record["time_to_accuracy_epoch"] = float(crossing)
+        record["time_to_accuracy_line"] = crossing + 2  # line 1 is the header
+    run["log_row_count"] = curve_points
     points = []
     for position in range(curve_points):
         below = round(start + (threshold - start) * 0.98 * position / crossing, 4) if crossing else threshold
@@ -203,9 +261,9 @@ def _curve(entry: dict, version: TaskVersion, curve_points: int) -> list[tuple[i
     return points
 
 
-def _file(submission_id: int, role: str, name: str, content) -> tuple:
+def _file(submission_id: int, role: str, position: int, name: str, content) -> tuple:
     data = (content if isinstance(content, str) else json.dumps(content, indent=2)).encode()
-    return (submission_id, role, name, hashlib.sha256(data).hexdigest(), len(data), data)
+    return (submission_id, role, position, name, hashlib.sha256(data).hexdigest(), len(data), data)
 
 
 def _next_id(model: type[models.Model]) -> int:

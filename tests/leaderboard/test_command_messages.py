@@ -166,9 +166,9 @@ def test_an_unknown_task_lists_the_known_ones_in_submit_and_leaderboard(db, writ
     with pytest.raises(CommandError):
         out = StringIO()
         call_command("submit", "--task", "mnist", "--track", "train", write("e.json", entry_bytes()), stdout=out)
-    assert "known tasks: cifar10, digits, imagenet, squad" in out.getvalue()
+    assert "known tasks: bert, cifar10, deepseekv3_671b, digits" in out.getvalue()
 
-    with pytest.raises(CommandError, match="known tasks: cifar10, digits, imagenet, squad"):
+    with pytest.raises(CommandError, match="known tasks: bert, cifar10, deepseekv3_671b, digits"):
         run("leaderboard", "mnist", "training-time")
 
 

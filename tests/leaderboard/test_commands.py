@@ -160,12 +160,13 @@ def test_leaderboard_json_has_the_documented_shape(sample_dir):
 
     board = run_json("leaderboard", "cifar10", "training-time", "--limit", "3")
 
-    assert set(board) == {"task", "metric", "unit", "count", "offset", "limit", "results"}
+    assert set(board) == {"task", "version", "metric", "unit", "count", "offset", "limit", "results"}
     assert (board["offset"], board["limit"]) == (0, 3)
     assert (board["task"], board["metric"], board["unit"]) == ("cifar10", "training-time", "seconds")
     assert len(board["results"]) == 3
     assert set(board["results"][0]) == {
-        "rank", "entry_id", "source_name", "value", "model", "team", "submitter", "hardware", "framework", "date",
+        "rank", "tied_with_above", "entry_id", "source_name", "value", "runs", "interval_95", "model", "team",
+        "submitter", "hardware", "framework", "date",
     }  # fmt: skip
 
 

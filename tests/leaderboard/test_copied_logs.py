@@ -4,12 +4,10 @@ replaces their entry in the same verdict."""
 
 from __future__ import annotations
 
-import importlib
 from io import StringIO
 
 import pytest
 from celery import current_app
-from django.apps import apps as django_apps
 from django.core.management import call_command
 from rest_framework.test import APIClient
 
@@ -167,36 +165,3 @@ def test_a_copy_accepted_meanwhile_is_caught_by_the_database(queued, monkeypatch
     assert len(checks) == 2
     assert Submission.objects.get(id=second).errors[0]["code"] == "log_already_submitted"
     assert Entry.objects.accepted().count() == 1
-
-
-def test_the_migration_fingerprints_the_logs_stored_before_it(original, api_client):
-    """Entries stored before the rule get their fingerprints from their stored files."""
-    second = Entry.objects.get(
-        id=submit(api_client, log=training_log()).json()["entry_url"].rstrip("/").rsplit("/")[-1]
-    )
-    fingerprints = {entry.id: (entry.log_sha256, entry.log_rows_sha256) for entry in Entry.objects.all()}
-    Entry.objects.update(log_sha256="", log_rows_sha256="")
-    migration = importlib.import_module("leaderboard.migrations.0012_entry_log_fingerprints")
-
-    migration.fingerprint_stored_logs(django_apps, None)
-
-    assert {entry.id: (entry.log_sha256, entry.log_rows_sha256) for entry in Entry.objects.all()} == fingerprints
-    assert all(len(digest) == 64 for pair in fingerprints.values() for digest in pair) and second.id in fingerprints
-
-
-def test_the_migration_names_entries_that_shared_a_log_before_the_rule(original, api_client, capsys):
-    """Both stay accepted (a migration withdraws nothing); the earlier keeps the fingerprint, the later is named."""
-    earlier = Entry.objects.get()
-    Entry.objects.update(log_sha256="", log_rows_sha256="")  # as before the rule, when a copy could be accepted
-    response = submit(other_client(), entry=entry_bytes(model="Copy-Net"), log=REWRITTEN["crlf"])
-    copy = Entry.objects.get(id=response.json()["entry_url"].rstrip("/").rsplit("/")[-1])
-    Entry.objects.update(log_sha256="", log_rows_sha256="")
-    migration = importlib.import_module("leaderboard.migrations.0012_entry_log_fingerprints")
-
-    migration.fingerprint_stored_logs(django_apps, None)
-
-    earlier.refresh_from_db()
-    copy.refresh_from_db()
-    assert earlier.log_rows_sha256 and not copy.log_rows_sha256
-    assert Entry.objects.accepted().count() == 2
-    assert f"entry {copy.id} holds the same log as entry {earlier.id}" in capsys.readouterr().out

@@ -16,6 +16,7 @@ from dawnboard.metrics import INFERENCE_COST, INFERENCE_LATENCY, LEADERBOARD_MET
 from dawnboard.rules import Track
 from leaderboard import selectors
 from leaderboard.models import Entry, HardwareMatch, Submission, TaskVersion
+from leaderboard.services import entry_policy_costs_refresh
 from pricing.domain.cost import COST_POLICIES
 from pricing.models import InstanceType
 from tests.factories import inference_document
@@ -76,6 +77,7 @@ def create_entry(version: TaskVersion, track: Track, figures: dict) -> Entry:
         HardwareMatch.objects.create(
             entry=entry, instance=InstanceType.objects.get(provider__slug="aws", name=instance), reason="test"
         )
+        entry_policy_costs_refresh(entry_ids=[entry.id])  # as matching it does (`hardware_match_entry`)
     return entry
 
 

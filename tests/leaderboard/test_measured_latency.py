@@ -55,7 +55,7 @@ def submit_inference(*, latency: float, model: str, record: dict | None = None) 
         entry=Upload(
             "entry.json", json.dumps(inference_document(latency=latency, top1Accuracy=98.4, model=model)).encode()
         ),
-        log=None,
+        logs=[],
         source=Submission.Source.MEASURED if record else Submission.Source.API,
         run_record=record,
     )

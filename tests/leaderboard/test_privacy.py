@@ -3,16 +3,14 @@
 from __future__ import annotations
 
 import hashlib
-import importlib
 import json
 
 import pytest
-from django.apps import apps as django_apps
 from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
 from dawnboard.metrics import LEADERBOARD_METRICS
-from leaderboard.models import Entry, Submission
+from leaderboard.models import Entry
 from tests.factories import SubmitterFactory, entry_bytes, inference_document, training_log
 from tests.leaderboard.api.helpers import json_bytes, submit
 
@@ -211,14 +209,3 @@ def test_no_verdict_tells_another_submitter_whether_a_guessed_address_is_right(e
 
     assert right == wrong
     assert {codes[0] for _, codes in right} <= {"log_already_submitted", "duplicate_submission"}
-
-
-def test_the_migration_digests_stored_submissions_as_published(entries):
-    """Submissions stored before it held their entry's raw digest; after it, the published one, as new ones do."""
-    digests = dict(Submission.objects.values_list("id", "files_digest"))
-    Submission.objects.update(files_digest="raw")
-    migration = importlib.import_module("leaderboard.migrations.0014_files_digest_as_published")
-
-    migration.digest_entries_as_published(django_apps, None)
-
-    assert dict(Submission.objects.values_list("id", "files_digest")) == digests

@@ -19,7 +19,7 @@ def import_seed(name: str = SEED_NAME) -> int:
         track="train",
         source_name=name,
         entry=Upload("seed.json", entry_bytes(model="ResNet 9 (seed)")),
-        log=Upload("seed.tsv", training_log()),  # reaches 94 % at epoch 2
+        logs=[Upload("seed.tsv", training_log())],  # reaches 94 % at epoch 2
     )
     assert outcome.status == "imported"
     return outcome.entry_id
@@ -30,7 +30,7 @@ def submit_reference(record: dict) -> int:
         task_slug="cifar10",
         track="train",
         entry=Upload("ref.json", entry_bytes(hardware="2 CPU cores (test CPU)", costPerHour=None)),
-        log=Upload("ref.tsv", training_log([(1, 0.5, 90.0), (2, 1.0, 93.0), (3, 1.5, 94.2)])),
+        logs=[Upload("ref.tsv", training_log([(1, 0.5, 90.0), (2, 1.0, 93.0), (3, 1.5, 94.2)]))],
         source=Submission.Source.REFERENCE,
         run_record=record,
     )
@@ -78,7 +78,7 @@ def test_a_run_of_a_seed_not_on_the_board_links_to_nothing_and_a_plain_entry_has
         track="train",
         source_name="someone_else",
         entry=Upload("x.json", entry_bytes()),
-        log=Upload("x.tsv", training_log()),
+        logs=[Upload("x.tsv", training_log())],
     )
 
     assert Entry.objects.get(id=reference_id).reproduces is None

@@ -52,7 +52,7 @@ def test_an_entry_written_by_the_writer_is_accepted_with_no_warning_and_the_same
         task_slug=task,
         track=Track.TRAIN,
         entry=Upload(name="reference.json", content=write_entry(reference_job_entry())),
-        log=Upload(name="reference.tsv", content=write_training_log(rows, metric_column=rules.log_column)),
+        logs=[Upload(name="reference.tsv", content=write_training_log(rows, metric_column=rules.log_column))],
         source=Submission.Source.COMMAND,
     )
 
@@ -66,10 +66,19 @@ def test_an_entry_written_by_the_writer_is_accepted_with_no_warning_and_the_same
         "training_cost_usd": float(hours * Decimal("0.096")),
         "latency_ms": None,
         "inference_cost_usd_per_10k": None,
+        "spread": {
+            "runs": 1,
+            "successful_runs": 1,
+            "min": float(seconds_of(hours)),
+            "max": float(seconds_of(hours)),
+            "coefficient_of_variation": None,
+            "interval_95_low": float(seconds_of(hours)),
+            "interval_95_high": float(seconds_of(hours)),
+        },
     }
     entry = Entry.objects.get(id=outcome.entry_id)
     assert entry.warnings == []
-    assert [(point.epoch, point.hours, point.metric) for point in entry.curve.all()] == rows
+    assert [(point.epoch, point.hours, point.metric) for point in entry.runs.get().curve.all()] == rows
 
 
 def test_an_inference_entry_written_by_the_writer_is_accepted_with_no_warning():
@@ -80,7 +89,7 @@ def test_an_inference_entry_written_by_the_writer_is_accepted_with_no_warning():
         task_slug="cifar10",
         track=Track.INFERENCE,
         entry=Upload(name="reference.json", content=write_entry(document)),
-        log=None,
+        logs=[],
         source=Submission.Source.COMMAND,
     )
 
@@ -96,7 +105,7 @@ def submit_cifar10_run_on(hardware: str) -> int:
         task_slug="cifar10",
         track=Track.TRAIN,
         entry=Upload(name="e.json", content=write_entry(reference_job_entry(hardware=hardware))),
-        log=Upload(name="l.tsv", content=write_training_log(ROWS, metric_column="top1Accuracy")),
+        logs=[Upload(name="l.tsv", content=write_training_log(ROWS, metric_column="top1Accuracy"))],
         source=Submission.Source.COMMAND,
     )
     assert outcome.status == "accepted", outcome.errors

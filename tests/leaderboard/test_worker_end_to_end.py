@@ -147,7 +147,7 @@ def test_a_worker_accepts_a_valid_entry(stack):
     assert verdict["results"]["time_to_accuracy_seconds"] == pytest.approx(0.03 * 3600)
     _, entry = _get(verdict["entry_url"])
     assert entry["results"]["training_cost_usd"] == pytest.approx(0.03 * 3.06)
-    assert len(entry["curve"]) == 4
+    assert len(entry["runs"][0]["curve"]) == 4
 
 
 def test_a_worker_rejects_with_a_code_and_creates_no_entry(stack):

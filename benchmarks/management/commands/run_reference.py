@@ -15,7 +15,7 @@ from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from benchmarks.runner.config import Device, EchoStage, RunConfig
-from benchmarks.services import reference_run_submit
+from benchmarks.services import reference_runs_submit
 from dawnboard import display
 from dawnboard.recipes import RECIPES, recipe_named, recipes_of
 from dawnboard.rules import Scale, current_rules
@@ -44,7 +44,9 @@ class Command(BaseCommand):
         )
         parser.add_argument("--embeddings", type=Path, help="squad/bidaf: GloVe vectors (text format) to start from.")
         parser.add_argument("--out", type=Path, help="Default: runs/<task>-<recipe>-<utc time>/.")
-        parser.add_argument("--submit", action="store_true", help="Enter each run that reaches the threshold.")
+        parser.add_argument(
+            "--submit", action="store_true", help="Enter the runs into the board as one entry of N runs."
+        )
         parser.add_argument(
             "--only-if-missing",
             action="store_true",
@@ -96,14 +98,23 @@ class Command(BaseCommand):
         if reports and reports[0].written is None:
             return  # a worker process under torchrun: the main process reports
         runs = [report.as_dict() for report in reports]
-        for run, report in zip(runs, reports, strict=True):
-            if options["submit"] and report.submittable:
-                run["submission"] = reference_run_submit(written=report.written).summary()
         document = {"task": config.task, "recipe": config.recipe, "runs": runs, "summary": runs_summary(reports)}
+        if options["submit"]:
+            document["submission"] = self._submit(reports)
         if options["json"]:
             self.stdout.write(json.dumps(document, indent=2))
         else:
             self._summarise(document)
+
+    def _submit(self, reports: list) -> dict:
+        """One entry of every run (those that missed the threshold count as failed); none when no run reached it
+        or the board refuses a run's files."""
+        if not any(report.submittable for report in reports):
+            return {"status": "not submitted", "reason": "no run reached the threshold with files the board takes"}
+        refused = [report for report in reports if report.result.reached and not report.submittable]
+        if refused:
+            return {"status": "not submitted", "reason": "the board refuses the files of a run that reached it"}
+        return reference_runs_submit(written=[report.written for report in reports]).summary()
 
     def _summarise(self, document: dict) -> None:
         """The runs for people, every figure written by `dawnboard.display` (`--json` keeps them raw)."""
@@ -120,10 +131,16 @@ class Command(BaseCommand):
             else:
                 line = f"seed {run['seed']}: did not reach the threshold; not submittable."
             self.stdout.write(line)
-            self.stdout.write(f"  wrote {run['paths']['entry']}, .tsv, .pt and {run['paths']['record']}")
-            submission = run.get("submission")
-            if submission:
-                self.stdout.write(f"  submitted: {submission['status']} (entry {submission['entry_id']})")
+            self.stdout.write(f"  wrote {run['paths']['entry']}, .tsv, .mllog, .pt and {run['paths']['record']}")
+            if run.get("busy"):
+                self.stdout.write(_busy_line(run["machine_load"]))
+        submission = document.get("submission")
+        if submission:
+            runs = len(document["runs"])
+            detail = submission.get("reason") or f"entry {submission.get('entry_id')}"
+            self.stdout.write(
+                f"submitted {runs} run{'s' if runs > 1 else ''} as one entry: {submission['status']} ({detail})"
+            )
         summary = document["summary"]
         if summary["runs"] > 1:
             times, epochs = summary["time_to_accuracy_seconds"], summary["epochs_to_accuracy"]
@@ -141,6 +158,19 @@ def recipe_choices() -> str:
     """What `--recipe` takes, task by task: "cnn (digits), resnet9, resnet164 (cifar10), ..."."""
     return ", ".join(
         f"{', '.join(recipe.name for recipe in recipes_of(task_slug))} ({task_slug})" for task_slug in TASKS
+    )
+
+
+def _busy_line(machine_load: dict) -> str:
+    """The warning under a run that other work slowed: its 1-minute load average (the higher of the run's
+    start and end) on the CPUs the job could use, and the CPU time others took from it where known."""
+    load = max(machine_load["load_average_start"][0], machine_load["load_average_end"][0])
+    other = machine_load.get("other_cpu_seconds")
+    taken = f", others took {display.significant(other, 2)} CPU-seconds" if other is not None else ""
+    cpus = machine_load["cpu_count"]
+    return (
+        f"  measured while other work held the cores (load {display.significant(load, 2)} on {cpus} CPUs{taken}): "
+        "the time is not comparable"
     )
 
 

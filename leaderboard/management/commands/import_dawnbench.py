@@ -10,7 +10,7 @@ from django.core.management.base import BaseCommand, CommandError
 from dawnboard.rules import TASKS, Track
 from leaderboard.services import Upload, entry_import
 
-TASK_OF_FOLDER = {task.dawnbench_folder.lower(): task.slug for task in TASKS}  # folder names in any case
+TASK_OF_FOLDER = {task.dawnbench_folder.lower(): task.slug for task in TASKS if task.dawnbench_folder}  # any case
 
 
 class Command(BaseCommand):
@@ -25,7 +25,7 @@ class Command(BaseCommand):
             raise CommandError(f"{path} is not a folder.")
         outcomes = [self._import_one(task, track, entry_path) for task, track, entry_path in _entry_files(path)]
         if not outcomes:
-            folders = ", ".join(sorted({task.dawnbench_folder for task in TASKS}))
+            folders = ", ".join(sorted({task.dawnbench_folder for task in TASKS if task.dawnbench_folder}))
             raise CommandError(
                 f"No entries found under {path}: expected <task>/{{train,inference}}/*.json, <task> one of {folders}."
             )
@@ -49,9 +49,9 @@ class Command(BaseCommand):
             track=track,
             source_name=entry_path.stem,
             entry=Upload(name=entry_path.name, content=entry_path.read_bytes()),
-            log=Upload(name=log_path.name, content=log_path.read_bytes())
+            logs=[Upload(name=log_path.name, content=log_path.read_bytes())]
             if track == Track.TRAIN and log_path.exists()
-            else None,
+            else [],
         )
         return {
             "task": task,

@@ -19,6 +19,11 @@ class Command(BaseCommand):
     # server run them), which import every view and the libraries behind them, 0.5 s of a 1 s command.
     requires_system_checks = []
 
+    def add_base_argument(self, parser, *args, **kwargs):
+        """Django's own `--version` (its version number) gives way to the task version a board is read for."""
+        if "--version" not in args:
+            super().add_base_argument(parser, *args, **kwargs)
+
     def add_arguments(self, parser):
         parser.add_argument("task")
         parser.add_argument("metric", choices=list(LEADERBOARD_METRICS))
@@ -28,6 +33,9 @@ class Command(BaseCommand):
             "--cost-basis",
             choices=COST_POLICIES,
             help="Rank the cost boards by this price policy (default: the entries' own figures).",
+        )
+        parser.add_argument(
+            "--version", help="The task version whose board to print, e.g. mlperf-v4.0 (default: the current one)."
         )
         parser.add_argument(
             "--latency-stat",
@@ -40,7 +48,7 @@ class Command(BaseCommand):
         cost_basis = options.get("cost_basis")
         if limit is not None and limit < 1:
             raise CommandError("--limit must be at least 1.")
-        query = {"task_slug": task, "metric_slug": metric, "cost_basis": cost_basis}
+        query = {"task_slug": task, "metric_slug": metric, "cost_basis": cost_basis, "version": options.get("version")}
         try:
             # The text lists the entries left out, so it reads the whole board and shows the first `limit` rows.
             board = leaderboard(**query, limit=limit if json else None, latency_stat=options.get("latency_stat"))

@@ -1,4 +1,4 @@
-"""Submit an entry (and its log) from the command line, through the same pipeline as the API."""
+"""Submit an entry (and the log of each of its runs) from the command line, through the same pipeline as the API."""
 
 from __future__ import annotations
 
@@ -9,35 +9,53 @@ from django.core.management.base import BaseCommand, CommandError
 
 from dawnboard.rules import Track
 from leaderboard.models import Submission, Submitter
-from leaderboard.services import QueueUnavailable, SubmissionOutcome, Upload, submission_create
+from leaderboard.services import (
+    QueueUnavailable,
+    SubmissionOutcome,
+    SubmissionRejected,
+    Upload,
+    submission_create,
+    submission_version,
+)
+from leaderboard.services.submissions import LOG_FORMATS
 
 FAILED = ("rejected", "failed")
 
 
 class Command(BaseCommand):
-    help = "Submit ENTRY.json [LOG.tsv] for --task TASK on --track train|inference."
+    help = (
+        "Submit ENTRY.json [LOG.tsv ...] for --task TASK on --track train|inference: one log per run; with "
+        "--format mllog, the MLPerf result files of one set (ENTRY: its system JSON) for --round."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("entry", type=Path)
-        parser.add_argument("log", type=Path, nargs="?")
+        parser.add_argument("logs", type=Path, nargs="*", metavar="LOG", help="One log per run, in order.")
         parser.add_argument("--task", required=True)
         parser.add_argument("--track", required=True, choices=[track.value for track in Track])
+        parser.add_argument("--format", choices=LOG_FORMATS, default="dawnbench", help="The logs' format.")
+        parser.add_argument("--round", default="", help="--format mllog: the MLPerf Training round, e.g. v4.0.")
         parser.add_argument("--submitter", help="Name of the submitter to record (default: none, a local submission).")
         parser.add_argument("--dry-run", action="store_true", help="Validate only; store nothing.")
         parser.add_argument("--json", action="store_true", help="Print one JSON document and nothing else.")
 
-    def handle(self, *args, entry: Path, log: Path | None, task: str, track: str, **options):
+    def handle(self, *args, entry: Path, logs: list[Path], task: str, track: str, **options):
         submitter = None
         if options["submitter"]:
             submitter = Submitter.objects.filter(name=options["submitter"]).first()
             if submitter is None:
                 raise CommandError(f"No submitter named '{options['submitter']}'.")
         try:
+            version = submission_version(log_format=options["format"], round_name=options["round"])
+        except SubmissionRejected as rejected:
+            raise CommandError(f"The submission was rejected: {rejected}") from None
+        try:
             outcome = submission_create(
                 task_slug=task,
                 track=track,
                 entry=_read(entry),
-                log=_read(log) if log else None,
+                logs=[_read(log) for log in logs],
+                version=version,
                 source=Submission.Source.COMMAND,
                 submitter=submitter,
                 dry_run=options["dry_run"],

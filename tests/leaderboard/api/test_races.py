@@ -57,7 +57,7 @@ def create(submitter, *, key: str = "", model: str = "Same run", log: bytes = DE
         task_slug="cifar10",
         track="train",
         entry=upload(entry_bytes(model=model), "entry.json"),
-        log=upload(log, "log.tsv"),
+        logs=[upload(log, "log.tsv")],
         source="api",
         submitter=submitter,
         idempotency_key=key,

@@ -305,7 +305,7 @@ def test_a_row_stored_but_never_queued_is_queued_by_the_sweep(api_client, settin
     sent = []
     monkeypatch.setattr(current_app, "send_task", lambda name, args, kwargs, **options: sent.append(args))
     submission = services.submission_store(
-        task_slug="cifar10", track="train", entry=services.Upload("e.json", entry_bytes()), log=None,
+        task_slug="cifar10", track="train", entry=services.Upload("e.json", entry_bytes()), logs=[],
         source="api", submitter=None,
     )  # fmt: skip
     Submission.objects.filter(id=submission.id).update(created_at=timezone.now() - timedelta(days=1))

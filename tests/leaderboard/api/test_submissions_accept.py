@@ -78,10 +78,10 @@ def test_training_entry_stores_every_log_row_as_a_curve_point(api_client):
     response = submit(api_client, log=DEFAULT_LOG)
 
     entry = stored_entry(response)
-    points = [(p.position, p.line, p.epoch, p.hours, p.metric) for p in CurvePoint.objects.filter(entry=entry)]
+    points = [(p.position, p.line, p.epoch, p.hours, p.metric) for p in CurvePoint.objects.filter(run__entry=entry)]
     expected = [(i, i + 2, epoch, hours, metric) for i, (epoch, hours, metric) in enumerate(DEFAULT_ROWS)]
     assert points == expected
-    assert entry.log_row_count == len(DEFAULT_ROWS)
+    assert entry.runs.get().log_row_count == len(DEFAULT_ROWS)
 
 
 def test_training_entry_stores_both_files_verbatim_with_their_sha256(api_client):
@@ -162,7 +162,7 @@ def test_messy_log_gives_the_same_time_to_accuracy_as_a_clean_one(api_client, lo
     assert entry.time_to_accuracy_seconds == pytest.approx(0.03 * 3600, rel=1e-12)
     assert entry.time_to_accuracy_epoch == 2
     assert entry.accuracy == pytest.approx(94.1, rel=1e-12)
-    assert [(p.epoch, p.hours, p.metric) for p in entry.curve.all()] == DEFAULT_ROWS
+    assert [(p.epoch, p.hours, p.metric) for p in entry.runs.get().curve.all()] == DEFAULT_ROWS
 
 
 def test_accepts_the_documented_columns_in_any_order_without_a_warning(api_client):
@@ -174,7 +174,7 @@ def test_accepts_the_documented_columns_in_any_order_without_a_warning(api_clien
     assert codes(response.json()["warnings"]) == []
     entry = stored_entry(response)
     assert entry.time_to_accuracy_seconds == pytest.approx(0.03 * 3600, rel=1e-12)
-    assert [(p.epoch, p.hours, p.metric) for p in entry.curve.all()] == DEFAULT_ROWS
+    assert [(p.epoch, p.hours, p.metric) for p in entry.runs.get().curve.all()] == DEFAULT_ROWS
 
 
 def test_accepts_a_date_without_zero_padding_with_a_warning(api_client):
@@ -213,7 +213,7 @@ def test_repeated_epoch_rows_are_taken_in_file_order(api_client):
     assert entry.time_to_accuracy_seconds == pytest.approx(0.03 * 3600, rel=1e-12)
     assert entry.time_to_accuracy_epoch == 1
     assert entry.time_to_accuracy_line == 4
-    assert [(p.epoch, p.hours, p.metric) for p in entry.curve.all()] == rows
+    assert [(p.epoch, p.hours, p.metric) for p in entry.runs.get().curve.all()] == rows
 
 
 def test_squad_f1_written_as_percent_is_converted_to_a_fraction_with_warning(api_client):
@@ -228,7 +228,7 @@ def test_squad_f1_written_as_percent_is_converted_to_a_fraction_with_warning(api
     assert codes(entry.warnings) == ["metric_percent_converted"]
     assert entry.accuracy == pytest.approx(0.80, rel=1e-12)
     assert entry.time_to_accuracy_seconds == pytest.approx(1.5 * 3600, rel=1e-12)
-    assert [p.metric for p in entry.curve.all()] == pytest.approx([0.60, 0.74, 0.80], rel=1e-12)
+    assert [p.metric for p in entry.runs.get().curve.all()] == pytest.approx([0.60, 0.74, 0.80], rel=1e-12)
 
 
 def test_squad_f1_written_as_fraction_is_accepted_without_warning(api_client):
@@ -307,7 +307,7 @@ def test_inference_entry_stores_no_curve_and_only_the_entry_file(api_client):
 
     response = submit(api_client, track="inference", entry=document_bytes)
 
-    assert CurvePoint.objects.filter(entry=stored_entry(response)).count() == 0
+    assert CurvePoint.objects.filter(run__entry=stored_entry(response)).count() == 0
     files = SubmittedFile.objects.filter(submission_id=response.json()["id"])
     assert [(file.role, bytes(file.content)) for file in files] == [("entry", document_bytes)]
 

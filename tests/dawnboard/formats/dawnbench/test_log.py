@@ -31,7 +31,7 @@ def assert_crosses_on_fourth_row(result, *, line: int = 5) -> None:
     assert result.results.time_to_accuracy_epoch == 3
     assert result.results.time_to_accuracy_line == line
     assert result.results.accuracy == 94.25
-    assert result.log_row_count == 5
+    assert result.runs[0].log_row_count == 5
 
 
 def log_text(*lines: str) -> bytes:
@@ -169,7 +169,7 @@ def test_skips_blank_lines_with_a_warning_and_keeps_physical_line_numbers(submit
     assert warning_codes(result) == [WarningCode.BLANK_LINES]
     assert result.warnings[0].line == 2
     assert_crosses_on_fourth_row(result, line=8)
-    assert [point.line for point in result.curve] == [3, 4, 7, 8, 9]
+    assert [point.line for point in result.runs[0].curve] == [3, 4, 7, 8, 9]
 
 
 def test_skips_blank_crlf_lines(submit, training_log):
@@ -225,7 +225,7 @@ def test_converts_a_squad_f1_log_written_as_a_percent(submit, training_log):
     assert result.results.accuracy == pytest.approx(0.75)
     assert result.results.time_to_accuracy_seconds == pytest.approx(1.5 * 3600)
     assert result.results.time_to_accuracy_line == 4
-    assert [point.metric for point in result.curve] == pytest.approx([0.6, 0.749, 0.75, 0.81])
+    assert [point.metric for point in result.runs[0].curve] == pytest.approx([0.6, 0.749, 0.75, 0.81])
 
 
 def test_reads_a_squad_f1_log_written_as_a_fraction_without_warning(submit, training_log):
@@ -650,5 +650,5 @@ def test_reads_two_hundred_thousand_uneven_rows(submit):
     result = submit(log=log_text("\t".join((*HEADER, "lr", "momentum")), *rows, "200000\t1\t95"))
 
     assert result.accepted
-    assert result.log_row_count == 200_001
+    assert result.runs[0].log_row_count == 200_001
     assert result.results.time_to_accuracy_line == 200_002

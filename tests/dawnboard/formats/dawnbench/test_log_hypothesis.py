@@ -130,8 +130,8 @@ def test_a_valid_log_gives_the_dawnbench_result(submit, entry_json, log):
     assert result.results.time_to_accuracy_epoch == epoch
     assert result.results.time_to_accuracy_line == line
     assert result.results.training_cost_usd == Decimal(hours_text) * Decimal(PRICE)
-    assert result.log_row_count == row_count
-    assert len(result.curve) == row_count
+    assert result.runs[0].log_row_count == row_count
+    assert len(result.runs[0].curve) == row_count
     assert {issue.code for issue in result.warnings} == log.expected_warnings
 
 
