@@ -148,9 +148,9 @@ class Command(BaseCommand):
             if times["median"] is not None:
                 self.stdout.write(
                     f"time to accuracy: median {display.duration(times['median'])}, "
-                    f"coefficient of variation {_percent(times['coefficient_of_variation'])}; "
+                    f"coefficient of variation {display.share(times['coefficient_of_variation'])}; "
                     f"epochs: median {display.epoch(epochs['median'])}, "
-                    f"coefficient of variation {_percent(epochs['coefficient_of_variation'])}"
+                    f"coefficient of variation {display.share(epochs['coefficient_of_variation'])}"
                 )
 
 
@@ -172,11 +172,6 @@ def _busy_line(machine_load: dict) -> str:
         f"  measured while other work held the cores (load {display.significant(load, 2)} on {cpus} CPUs{taken}): "
         "the time is not comparable"
     )
-
-
-def _percent(value: float | None) -> str:
-    """A coefficient of variation as a percentage, to two significant figures ("3.4 %")."""
-    return "n/a" if value is None else f"{display.significant(100 * value, 2)}{display.NBSP}%"
 
 
 class ProgressBars:
