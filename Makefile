@@ -37,12 +37,15 @@ browser:
 	@test -f $(AXE_JS) || (command -v npm >/dev/null && npm install --silent --no-save --no-audit --no-fund \
 		--prefix .cache/axe-core axe-core@4) || echo "axe-core could not be installed: the axe test will be skipped"
 
+# The tests run on every core (pytest-xdist), a test module's tests on one worker together.
+PYTEST_WORKERS ?= auto
+
 test: install browser
 	$(VENV)/bin/lint-imports
-	$(PY) -m pytest
+	$(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile
 	@if $(PY) -c "import socket; socket.create_connection(('127.0.0.1', 5432), 1)" 2>/dev/null; then \
 		echo "== the API, command, charts page, entry rank, copied log and token tests again, on PostgreSQL"; \
-		DATABASE_URL=$(POSTGRES_TEST_URL) $(PY) -m pytest --create-db -m "not services" \
+		DATABASE_URL=$(POSTGRES_TEST_URL) $(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile --create-db -m "not services" \
 			tests/leaderboard/api tests/leaderboard/test_commands.py tests/leaderboard/test_charts_page.py \
 			tests/leaderboard/test_entry_ranks.py tests/leaderboard/test_copied_logs.py tests/leaderboard/test_api_tokens.py; \
 	else \

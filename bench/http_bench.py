@@ -6,8 +6,9 @@ PostgreSQL database, a redis-server of its own for the cache and another for the
 worker that judges submissions. wrk drives 16 concurrent clients (two threads) over the loopback: it is C, so on
 a small machine it takes little of the CPU the server needs.
 
-The board is filled in place and cumulatively (tests/leaderboard/bulk.py: 60 % training entries with a 20-point
-curve, 40 % inference, for each of three tasks), then VACUUM ANALYZE, as a production database has statistics.
+The board is filled in place and cumulatively (tests/leaderboard/bulk.py: 60 % training entries of --runs runs, each
+with a 20-point curve, 40 % inference, for each DAWNBench-format task), every entry's hardware matched and priced by
+the catalog as a stored entry is, then VACUUM ANALYZE, as a production database has statistics.
 At each size, for every read in READS:
 
 * cached: one request warms it, then wrk runs on the trivial view and on the read in turn, twice, so that
@@ -32,7 +33,8 @@ Goals, judged at the largest size measured (the issue's is 100,000 per task):
 3. no lock waited on during the submission phase;
 4. every read's p99 while a submission lands each second under 2x its quiet p99.
 
-Usage: .venv/bin/python bench/http_bench.py [--sizes 1000,10000,100000] [--seconds 2] [--check] [--max-minutes 20]
+Usage: .venv/bin/python bench/http_bench.py [--sizes 1000,10000,100000] [--runs 5] [--seconds 2] [--check]
+[--max-minutes 20]
 (exit status 0 unless --check is given and a goal is missed). Needs wrk (`apt-get install -y wrk`),
 redis-server and PostgreSQL on 127.0.0.1:5432.
 """
@@ -129,14 +131,20 @@ def django_setup(stack: Stack) -> None:
     django.setup()
 
 
-def board_fill(stack: Stack, *, entries_per_task: int, already: int) -> tuple[float, float]:
-    """Add entries up to `entries_per_task` per task, then VACUUM ANALYZE; returns how long each took."""
+def board_fill(stack: Stack, *, entries_per_task: int, already: int, runs_per_entry: int) -> tuple[float, float]:
+    """Add entries up to `entries_per_task` per task (training entries of `runs_per_entry` runs), match their
+    hardware and price them by the catalog as a stored entry is, then VACUUM ANALYZE; returns how long each took."""
     from django.db import connections
 
-    from tests.leaderboard.bulk import create_entries
+    from leaderboard.models import Entry
+    from leaderboard.services import entry_policy_costs_refresh
+    from tests.leaderboard.bulk import create_entries, match_all_entries
 
     started = time.perf_counter()
-    create_entries(entries_per_task - already)
+    last_id = Entry.objects.order_by("-id").values_list("id", flat=True).first() or 0
+    create_entries(entries_per_task - already, runs_per_entry=runs_per_entry)
+    match_all_entries()
+    entry_policy_costs_refresh(entry_ids=Entry.objects.filter(id__gt=last_id).values_list("id", flat=True))
     connections.close_all()
     filled = time.perf_counter()
     with stack.connect() as connection:
@@ -210,12 +218,14 @@ def measure_read(stack: Stack, read: Read, board: Board, *, seconds: float) -> R
     return result
 
 
-def measure(stack: Stack, run: Run, sizes: list[int], *, seconds: float) -> None:
+def measure(stack: Stack, run: Run, sizes: list[int], *, seconds: float, runs_per_entry: int) -> None:
     """Each size in turn, every read; then, at the largest, the submission phase with the lock table sampled."""
     already = 0
     for entries_per_task in sizes:
         _log(f"filling the board to {entries_per_task:,} entries per task")
-        fill_seconds, analyze_seconds = board_fill(stack, entries_per_task=entries_per_task, already=already)
+        fill_seconds, analyze_seconds = board_fill(
+            stack, entries_per_task=entries_per_task, already=already, runs_per_entry=runs_per_entry
+        )
         already = entries_per_task
         size = SizeResult(entries_per_task, fill_seconds, analyze_seconds)
         run.sizes.append(size)
@@ -244,6 +254,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--sizes", default=",".join(map(str, SIZES)), help="entries per task, filled in turn")
     parser.add_argument("--seconds", type=float, default=2.0, help="each wrk run of a cached read (default 2)")
+    parser.add_argument("--runs", type=int, default=5, help="runs per training entry (default 5)")
     parser.add_argument("--check", action="store_true", help="exit 1 when a goal is missed")
     parser.add_argument("--max-minutes", type=float, default=20, help="the whole run, stack included")
     arguments = parser.parse_args(argv)
@@ -265,11 +276,11 @@ def main(argv: list[str] | None = None) -> int:
         beat=False,
         throttle_rate="1000000/s",
     )
-    run = Run()
+    run = Run(runs_per_entry=arguments.runs)
     try:
         stack.start(log=_log)
         django_setup(stack)
-        measure(stack, run, sizes, seconds=arguments.seconds)
+        measure(stack, run, sizes, seconds=arguments.seconds, runs_per_entry=arguments.runs)
     except (Exception, KeyboardInterrupt) as error:  # BenchTimeout too
         run.aborted = f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
         traceback.print_exc()

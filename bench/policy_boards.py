@@ -43,17 +43,16 @@ from django.test.utils import CaptureQueriesContext  # noqa: E402
 from dawnboard.metrics import LEADERBOARD_METRICS, TRAINING_COST, time_metric_of  # noqa: E402
 from dawnboard.rules import Track  # noqa: E402
 from leaderboard import selectors  # noqa: E402
-from leaderboard.models import Entry, HardwareMatch  # noqa: E402
+from leaderboard.models import Entry  # noqa: E402
 from leaderboard.selectors.boards import board_row, submitter_names  # noqa: E402
 from leaderboard.selectors.entries import BIG_ENTRY_COLUMNS, priced_run  # noqa: E402
-from leaderboard.services import entry_policy_costs_refresh, hardware_match_entry  # noqa: E402
+from leaderboard.services import entry_policy_costs_refresh  # noqa: E402
 from pricing.domain.cost import AS_SUBMITTED, COST_POLICIES  # noqa: E402
 from pricing.selectors import costs_by_policy  # noqa: E402
-from tests.leaderboard.bulk import create_entries  # noqa: E402
+from tests.leaderboard.bulk import create_entries, match_all_entries  # noqa: E402
 
 URL = "/api/v1/leaderboards/cifar10/training-cost/?cost_basis=catalog-today"
 REPEATS = 5
-MATCHES_AT_ONCE = 5000
 
 
 # --- the code this change replaced (leaderboard/selectors/boards.py and entry_ranks.py before it) ---------------
@@ -97,26 +96,6 @@ def old_entry_policy_ranks(entry: Entry) -> dict:
 
 
 # --- building the board --------------------------------------------------------------------------------------
-
-
-def match_all_entries() -> int:
-    """Every entry matched as the resolver matches it: one entry per distinct hardware text resolved (and priced)
-    by the service, its match then written for the others of that text in bulk."""
-    matched = 0
-    for hardware in Entry.objects.order_by().values_list("hardware", flat=True).distinct():
-        entries = Entry.objects.filter(hardware=hardware).order_by("id")
-        first = entries.first()
-        hardware_match_entry(entry=first)
-        match = HardwareMatch.objects.get(entry=first)
-        values = {"instance_id": match.instance_id, "instance_count": match.instance_count, "parts": match.parts}
-        ids = list(entries.exclude(id=first.id).values_list("id", flat=True))
-        for start in range(0, len(ids), MATCHES_AT_ONCE):
-            HardwareMatch.objects.bulk_create(
-                HardwareMatch(entry_id=entry_id, reason=match.reason, **values)
-                for entry_id in ids[start : start + MATCHES_AT_ONCE]
-            )
-        matched += len(ids) + 1 if match.instance_id or match.parts else 0
-    return matched
 
 
 def explained(window: dict, entry: Entry) -> list[str]:

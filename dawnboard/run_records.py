@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from dawnboard.errors import Issue, WarningCode
-from dawnboard.validation import IngestRejection, IngestResult
+from dawnboard.validation import IngestRejection, IngestResult, log_field
 
 
 def run_records(run_record: dict | None) -> list[dict]:
@@ -43,7 +43,7 @@ def with_machine_load(
             WarningCode.MEASURED_WHILE_BUSY,
             f"Run {position + 1} was timed while other work held the machine's cores "
             f"({_load_words(machine_loads(run_record)[position])}): its time is not comparable.",
-            field=f"log[{position}]" if several else "log",
+            field=log_field(position, several),
         )
         for position in busy
     ]

@@ -100,7 +100,9 @@ def generation_key(generations: dict[str | None, int], task_slug: str | None) ->
     if task_slug is not None:
         return f"{generations.get(None, 0)}.{generations.get(task_slug, 0)}"
     ordered = sorted(generations.items(), key=lambda item: item[0] or "")
-    return ".".join(f"{slug or ''}{value}" for slug, value in ordered)
+    # A digest: one number per task would make keys longer than a cache key should be (MLPerf adds many tasks).
+    every = ".".join(f"{slug or ''}={value}" for slug, value in ordered)
+    return hashlib.sha256(every.encode()).hexdigest()[:20]
 
 
 def boards_changed(*task_slugs: str) -> None:

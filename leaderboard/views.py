@@ -54,7 +54,7 @@ def task_detail(request, slug: str):
     context = {
         "version": version,
         "versions": list(TaskVersion.objects.filter(task=version.task).order_by("id")),
-        "rules": selectors.task_catalog()[slug][version.version],
+        "rules": selectors.rules_of(version),
         "task": version.task,
         "form": form,
         "view": view,
@@ -134,7 +134,7 @@ def entry_detail(request, pk: int):
         "files": selectors.entry_files_shown(entry, original=False),  # the page is the same for every reader
         "runs": list(entry.runs.all()),
         "spread": entry.spread,
-        "runs_rule": selectors.task_catalog()[version.task.slug][version.version].runs,
+        "runs_rule": selectors.rules_of(version).runs,
         "figure": _figure_json(figure),
         "claims": _claims(entry),
         "warnings": _warnings(entry),

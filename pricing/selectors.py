@@ -46,17 +46,9 @@ POLICY_QUOTES = {
 
 
 def known_instances() -> list[KnownInstance]:
-    return [
-        KnownInstance(
-            provider=i.provider.slug,
-            name=i.name,
-            accelerator=i.accelerator,
-            accelerator_count=i.accelerator_count,
-            vcpus=i.vcpus,
-            memory_gib=i.memory_gib,
-        )
-        for i in InstanceType.objects.select_related("provider")
-    ]
+    """Every catalog instance as the resolver reads it; read as plain values (each entry stored reads them all)."""
+    columns = ("provider__slug", "name", "accelerator", "accelerator_count", "vcpus", "memory_gib")
+    return [KnownInstance(*values) for values in InstanceType.objects.values_list(*columns)]
 
 
 class QuoteBook:

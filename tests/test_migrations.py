@@ -38,14 +38,14 @@ print(json.dumps({"versions": versions, "a2_price": str(quote.usd_per_hour), "qu
                   "grid": grid}))
 """
 
-# Before the hardware match moved to the leaderboard: an entry matched by staff in pricing's old table, and one
-# stored before any catalog existed, with no match. Then forward, back and forward again.
-MATCH_ACROSS_THE_MOVE = """
-import datetime, json
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
-BEFORE = [("leaderboard", "0003_board_generation"), ("pricing", "0002_bundled_catalog")]
-
+# A migration script's start, after its BEFORE (the migrations to go back to): `migrate(targets)` runs the
+# migrations to those targets (None: the latest) and returns the models as they stand there; `apps` and `version`
+# are those at BEFORE.
+MIGRATE_TO_BEFORE = (
+    "import datetime, json\n"
+    "from django.db import connection\n"
+    "from django.db.migrations.executor import MigrationExecutor\n"
+    + """
 def migrate(targets):
     executor = MigrationExecutor(connection)
     executor.migrate(targets or executor.loader.graph.leaf_nodes())
@@ -53,7 +53,15 @@ def migrate(targets):
 
 apps = migrate(BEFORE)
 version = apps.get_model("leaderboard", "TaskVersion").objects.get(task__slug="cifar10", version="v1.0")
+"""
+)
 
+# Before the hardware match moved to the leaderboard: an entry matched by staff in pricing's old table, and one
+# stored before any catalog existed, with no match. Then forward, back and forward again.
+MATCH_ACROSS_THE_MOVE = (
+    'BEFORE = [("leaderboard", "0003_board_generation"), ("pricing", "0002_bundled_catalog")]\n'
+    + MIGRATE_TO_BEFORE
+    + """
 def entry(hardware):
     submission = apps.get_model("leaderboard", "Submission").objects.create(
         source="api", task_slug="cifar10", track="train")
@@ -78,6 +86,7 @@ back = matches(migrate(BEFORE).get_model("pricing", "HardwareMatch"))
 migrate(None)
 print(json.dumps({"forward": list(forward.values()), "back": list(back.values())}))
 """
+)
 
 
 def sqlite_database(tmp_path: Path) -> str:
@@ -127,6 +136,7 @@ def test_an_empty_database_migrates_from_zero_and_holds_the_rules_and_the_whole_
     manage(empty_database, "migrate", "--noinput")
 
     state = json.loads(manage(empty_database, "shell", "-c", AFTER_MIGRATING).strip().splitlines()[-1])
+    reloaded = manage(empty_database, "load_prices", "pricing/data/prices.csv")
 
     assert {
         key: [version, Decimal(threshold), *rest] for key, (version, threshold, *rest) in state["versions"].items()
@@ -145,14 +155,7 @@ def test_an_empty_database_migrates_from_zero_and_holds_the_rules_and_the_whole_
     assert state["quotes"] == len(parse_prices((BUNDLED_CATALOG_DIR / "prices.csv").read_text(encoding="utf-8")))
     grid = parse_grid((BUNDLED_CATALOG_DIR / "grid.csv").read_text(encoding="utf-8"))
     assert sorted(Decimal(value) for value in state["grid"]) == sorted(row.grams_co2e_per_kwh for row in grid)
-
-
-def test_reloading_the_bundled_catalog_after_migrating_changes_nothing(empty_database):
-    manage(empty_database, "migrate", "--noinput")
-
-    output = manage(empty_database, "load_prices", "pricing/data/prices.csv")
-
-    assert output.startswith("Nothing changed"), output
+    assert reloaded.startswith("Nothing changed"), reloaded  # reloading the bundled catalog changes nothing
 
 
 def test_hardware_matches_move_to_the_leaderboard_and_back_and_unmatched_entries_are_matched(empty_database):
@@ -163,3 +166,82 @@ def test_hardware_matches_move_to_the_leaderboard_and_back_and_unmatched_entries
     resolved = ["p3.16xlarge", 1, "names aws p3.16xlarge", False, None]
     assert moved["forward"] == [staff, resolved]
     assert moved["back"] == [staff, resolved]
+
+
+# Before several runs per entry: a training entry with its log's fingerprints and a curve of two points, a withdrawn
+# one, and an inference entry. Then forward (each training entry becomes an entry of one run), back and forward.
+RUNS_ACROSS_THE_CHANGE = (
+    'BEFORE = [("leaderboard", "0014_files_digest_as_published")]\n'
+    + MIGRATE_TO_BEFORE
+    + """
+def entry(track, status, digest, **figures):
+    submission = apps.get_model("leaderboard", "Submission").objects.create(
+        source="api", task_slug="cifar10", track=track)
+    if track == "train":
+        apps.get_model("leaderboard", "SubmittedFile").objects.create(
+            submission=submission, role="log", name=f"run-{digest}.tsv", sha256=digest * 64, size_bytes=2, content=b"x")
+    return apps.get_model("leaderboard", "Entry").objects.create(
+        submission=submission, task=version.task, task_version=version, track=track, version="v1.0", author="a",
+        author_email="a@b.c", framework="f", model="m", hardware="h", date=datetime.date(2018, 1, 1), claimed={},
+        status=status, **figures)
+
+def trained(status, digest, seconds):
+    made = entry("train", status, digest, accuracy=94.5, time_to_accuracy_seconds=seconds, time_to_accuracy_epoch=3,
+                 time_to_accuracy_line=4, log_sha256=digest * 64, log_rows_sha256=digest.upper() * 64,
+                 log_row_count=5)
+    for position, (hours, metric) in enumerate([(0.01, 80.0), (seconds / 3600, 94.5)]):
+        apps.get_model("leaderboard", "CurvePoint").objects.create(
+            entry=made, position=position, line=position + 2, epoch=position, hours=hours, metric=metric)
+    return made
+
+accepted, withdrawn = trained("accepted", "a", 360.0), trained("withdrawn", "b", 720.0)
+inference = entry("inference", "accepted", "c", accuracy=94.2, latency_ms=12.5)
+
+def runs(apps):
+    Run, Entry = apps.get_model("leaderboard", "Run"), apps.get_model("leaderboard", "Entry")
+    return {
+        "runs": [[r.entry_id, r.position, r.status, r.log_name, r.log_sha256[:2], r.log_rows_sha256[:2],
+                  r.log_row_count, r.time_to_accuracy_seconds, r.time_to_accuracy_epoch, r.time_to_accuracy_line,
+                  r.on_board, [[p.position, p.hours, p.metric] for p in r.curve.order_by("position")]]
+                 for r in Run.objects.order_by("entry_id")],
+        "spread": {e.id: [e.run_count, e.successful_run_count, e.time_min_seconds, e.time_max_seconds,
+                          e.time_interval_low_seconds, e.time_interval_high_seconds]
+                   for e in Entry.objects.order_by("id")},
+    }
+
+def entries_before(apps):
+    return [[e.id, e.log_sha256[:2], e.log_rows_sha256[:2], e.log_row_count,
+             [[p.position, p.metric] for p in apps.get_model("leaderboard", "CurvePoint").objects.filter(
+                 entry_id=e.id).order_by("position")]]
+            for e in apps.get_model("leaderboard", "Entry").objects.order_by("id")]
+
+forward = runs(migrate(None))
+back = entries_before(migrate(BEFORE))
+again = runs(migrate(None))
+print(json.dumps({"ids": [accepted.id, withdrawn.id, inference.id], "forward": forward, "back": back,
+                  "again": again}))
+"""
+)
+
+
+def test_each_training_entry_becomes_an_entry_of_one_run_and_back(empty_database):
+    output = manage(empty_database, "shell", "-c", RUNS_ACROSS_THE_CHANGE)
+
+    moved = json.loads(output.strip().splitlines()[-1])
+    accepted, withdrawn, inference = moved["ids"]
+    curve = lambda seconds: [[0, 0.01, 80.0], [1, seconds / 3600, 94.5]]  # noqa: E731
+    assert moved["forward"]["runs"] == [
+        [accepted, 0, "success", "run-a.tsv", "aa", "AA", 5, 360.0, 3.0, 4, True, curve(360.0)],
+        [withdrawn, 0, "success", "run-b.tsv", "bb", "BB", 5, 720.0, 3.0, 4, False, curve(720.0)],
+    ]
+    assert moved["forward"]["spread"] == {
+        str(accepted): [1, 1, 360.0, 360.0, 360.0, 360.0],
+        str(withdrawn): [1, 1, 720.0, 720.0, 720.0, 720.0],
+        str(inference): [0, 0, None, None, None, None],
+    }
+    assert moved["back"] == [
+        [accepted, "aa", "AA", 5, [[0, 80.0], [1, 94.5]]],
+        [withdrawn, "bb", "BB", 5, [[0, 80.0], [1, 94.5]]],
+        [inference, "", "", 0, []],
+    ]
+    assert moved["again"] == moved["forward"]

@@ -154,6 +154,7 @@ class SizeResult:
 class Run:
     """Everything measured so far: an aborted run still reports what it had."""
 
+    runs_per_entry: int = 1  # of each training entry on the board
     sizes: list[SizeResult] = field(default_factory=list)
     loaded: list[LoadedResult] = field(default_factory=list)
     locks: LockSamples | None = None

@@ -24,6 +24,7 @@ from bench.http_site.goals import (
 )
 from bench.http_site.submissions import BURST_CLIENTS, LOCK_SAMPLE_SECONDS
 from bench.soak.client import percentile_ms
+from dawnboard.rules import TASKS
 
 ISSUE_SIZE = 100_000  # entries per task at which the issue judges the goals
 
@@ -62,7 +63,8 @@ def header(run: Run, stack_description: str, load_before, elapsed_seconds: float
         f"{_load(os.getloadavg())} after",
     ]
     lines += [
-        f"  {size.entries_per_task:,} entries per task ({3 * size.entries_per_task:,} in all): filled in "
+        f"  {size.entries_per_task:,} entries per task ({_dawnbench_tasks() * size.entries_per_task:,} in all, "
+        f"training entries of {run.runs_per_entry} runs each): filled, matched and priced in "
         f"{size.fill_seconds:.1f} s, VACUUM ANALYZE {size.analyze_seconds:.1f} s"
         for size in run.sizes
     ]
@@ -174,3 +176,8 @@ def _size_text(size_bytes: int) -> str:
 
 def _load(averages) -> str:
     return "/".join(f"{value:.2f}" for value in averages)
+
+
+def _dawnbench_tasks() -> int:
+    """How many tasks the board is filled for: those in DAWNBench's format (tests/leaderboard/bulk.py)."""
+    return sum(1 for task in TASKS if task.dawnbench_folder)

@@ -19,10 +19,10 @@ import traceback
 import uuid
 from datetime import UTC, datetime
 
-from bench.soak import copied, hostile, phases, report, schema, slow, verify
+from bench.soak import copied, hostile, mlperf, phases, report, schema, slow, verify
 from bench.soak.stack import Stack
 
-PHASES = ("load", "kill", "broker", "hostile", "copied", "schema", "slow", "throttle")
+PHASES = ("load", "kill", "broker", "hostile", "copied", "mlperf", "schema", "slow", "throttle")
 
 
 class SoakTimeout(Exception):
@@ -55,7 +55,7 @@ def main(argv: list[str] | None = None) -> int:
     started = time.monotonic()
     stack = Stack(proxy=True)
     results: list[phases.PhaseResult] = []
-    hostile_result = throttle_result = schema_result = slow_result = copied_result = None
+    hostile_result = throttle_result = schema_result = slow_result = copied_result = mlperf_result = None
     stuck_at_end: int | None = None  # measured only when every phase ran
     aborted = ""
     try:
@@ -73,6 +73,8 @@ def main(argv: list[str] | None = None) -> int:
                 hostile_result = hostile.run(stack)
             elif name == "copied":
                 copied_result = copied.run(stack, run_id)
+            elif name == "mlperf":
+                mlperf_result = mlperf.run(stack)
             elif name == "schema":
                 schema_result = schema.run(stack)
             elif name == "slow":
@@ -108,10 +110,11 @@ def main(argv: list[str] | None = None) -> int:
             stuck_at_end=stuck_at_end,
             slow=slow_result,
             copied=copied_result,
+            mlperf=mlperf_result,
         )
     )
     reasons = report.failures(
-        results, hostile_result, throttle_result, schema_result, stuck_at_end, slow_result, copied_result
+        results, hostile_result, throttle_result, schema_result, stuck_at_end, slow_result, copied_result, mlperf_result
     )
     if aborted:
         reasons.insert(0, f"aborted: {aborted}")

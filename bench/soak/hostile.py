@@ -7,7 +7,7 @@ import time
 from dataclasses import dataclass, field
 
 from bench.soak import client
-from bench.soak.payloads import TASK, TRACK, Hostile, hostile_inputs
+from bench.soak.payloads import TRACK, Hostile, hostile_inputs
 from bench.soak.stack import Stack
 
 ANSWER_WITHIN_SECONDS = 2.0
@@ -93,7 +93,7 @@ def _send(stack: Stack, hostile: Hostile) -> HostileRow:
         reply = client.post_submission(
             base_url,
             token=token,
-            task=TASK,
+            task=hostile.task,
             track=TRACK,
             entry=hostile.entry,
             log=hostile.log,

@@ -17,6 +17,8 @@ import uuid
 from dataclasses import dataclass, field
 
 from bench.soak.client import Part
+from tests.dawnboard.mllog_runs import START_MS, raw_record
+from tests.dawnboard.mllog_trees import ROUND, ssd_logs
 
 TASK, TRACK = "cifar10", "train"
 # Crosses cifar10's 94.0 on its third row.
@@ -128,6 +130,7 @@ class Hostile:
     extra_parts: tuple[Part, ...] = ()  # form parts after the submission's own
     at_gunicorn: bool = False  # straight at gunicorn, around nginx: the site's own limit, not the proxy's
     anonymous: bool = False  # sent without a token
+    task: str = TASK
 
 
 def _wide_header(target_bytes: int) -> bytes:
@@ -153,6 +156,21 @@ def form_fields(count: int) -> tuple[Part, ...]:
 
 def small_files(count: int) -> tuple[Part, ...]:
     return tuple((f"file{n:04d}", b"x\n", f"file{n:04d}.txt") for n in range(count))
+
+
+def _mllog_hostile(name: str, codes: tuple[str, ...], first_record: bytes) -> Hostile:
+    """An MLPerf v4.1 ssd set of five runs sent as `format=mllog`, its first log opening with `first_record`."""
+    logs = ssd_logs([20.0, 21.0, 22.0, 23.0, 24.0], offset=11)
+    others = tuple(("log", log, f"result_{index}.txt") for index, log in enumerate(logs[1:], start=2))
+    fields = (("format", b"mllog", None), ("round", ROUND.encode(), None))
+    return Hostile(name, (400, 413), codes, None, first_record + logs[0], extra_parts=fields + others, task="ssd")
+
+
+def _nested_value(depth: int) -> bytes:
+    return (
+        b':::MLLOG {"namespace": "", "time_ms": 1700000000000, "event_type": "POINT_IN_TIME", "key": "deep", '
+        b'"metadata": {}, "value": ' + b"[" * depth + b"]" * depth + b"}\n"
+    )
 
 
 def hostile_inputs() -> list[Hostile]:
@@ -226,4 +244,14 @@ def hostile_inputs() -> list[Hostile]:
         Hostile("?limit=99999999999999999999999", (400,), ("invalid_limit",), path=limit_path + "9" * 23),
         Hostile("?limit=\u00b2", (400,), ("invalid_limit",), path=limit_path + "%C2%B2"),
         Hostile("/entries/1/files/%00/", (400, 404), ("",), path="/entries/1/files/%00/"),
+        # MLPerf logs through the API (format=mllog): one bad run refuses the set.
+        _mllog_hostile("MLLOG time_ms as a string", ("invalid_time",), raw_record("weird", 1, '"1700000000000"')),
+        _mllog_hostile("MLLOG time_ms NaN", ("invalid_time",), raw_record("weird", 1, "NaN")),
+        _mllog_hostile("MLLOG time_ms 1e400", ("invalid_time",), raw_record("weird", 1, "1e400")),
+        _mllog_hostile("MLLOG value nested 100,000 deep", ("nested_too_deep",), _nested_value(100_000)),
+        _mllog_hostile(
+            "MLLOG record line of 10 MB",
+            ("line_too_long", *too_large),
+            raw_record("padding", "x" * 10_000_000, START_MS),
+        ),
     ]

@@ -7,6 +7,8 @@ from collections import Counter
 from bench.soak import client
 from bench.soak.copied import CopiedResult
 from bench.soak.hostile import ANSWER_WITHIN_SECONDS, HOME_P99_UNDER_MS, HostileResult
+from bench.soak.mlperf import MlperfResult
+from bench.soak.mlperf import lines as mlperf_lines
 from bench.soak.phases import PhaseResult
 from bench.soak.schema import SchemaResult
 from bench.soak.slow import (
@@ -81,11 +83,14 @@ def failures(
     stuck_at_end: int | None,
     slow: SlowResult | None = None,
     copied: CopiedResult | None = None,
+    mlperf: MlperfResult | None = None,
 ) -> list[str]:
     """Why the run failed; empty when it passed."""
     reasons = [f"slow uploads: {reason}" for reason in (slow.failures if slow else [])]
     if copied is not None and copied.failures:
         reasons.append(f"copied log: {copied.failures} checks missed")
+    if mlperf is not None and mlperf.failures:
+        reasons.append(f"import_mlperf: {mlperf.failures} checks missed")
     for result in phases:
         tally = result.tally
         for name in ("lost", "doubled", "stuck", "unexpected_rows", "wrong_verdict"):
@@ -120,6 +125,7 @@ def table(
     stuck_at_end: int | None,
     slow: SlowResult | None = None,
     copied: CopiedResult | None = None,
+    mlperf: MlperfResult | None = None,
 ) -> str:
     lines = [header, "", _line([name for name, _, _ in PHASE_COLUMNS])]
     lines.append(_line(["-" * width for _, _, width in PHASE_COLUMNS]))
@@ -148,6 +154,8 @@ def table(
         lines += ["", f"{row.name}: {row.status} {row.code} {'yes' if row.ok else 'NO'} {row.detail}"]
     if copied is not None:
         lines += ["", *copied_lines(copied)]
+    if mlperf is not None:
+        lines += ["", *mlperf_lines(mlperf)]
     if slow is not None:
         lines += ["", *slow_lines(slow)]
     if schema is not None:

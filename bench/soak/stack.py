@@ -200,13 +200,11 @@ class Stack:
         log(f"stack: redis broker on {self.broker_port}, cache on {self.cache_port}")
         self._database_create()
         started = time.monotonic()
-        self._manage("migrate", "--noinput", "-v0", timeout_seconds=300)
+        self.manage("migrate", "--noinput", "-v0", timeout_seconds=300)
         # Production serves collectstatic's hashed files: the pages name them from its manifest.
-        self._manage("collectstatic", "--noinput", "-v0", timeout_seconds=300)
+        self.manage("collectstatic", "--noinput", "-v0", timeout_seconds=300)
         log(f"stack: database {self.database} migrated, static files collected in {time.monotonic() - started:.0f} s")
-        created = json.loads(
-            self._manage("shell", "-c", SUBMITTERS_SCRIPT, timeout_seconds=120).stdout.splitlines()[-1]
-        )
+        created = json.loads(self.manage("shell", "-c", SUBMITTERS_SCRIPT, timeout_seconds=120).stdout.splitlines()[-1])
         self.tokens = created["tokens"]
         self._spawn(
             "gunicorn",
@@ -338,7 +336,7 @@ class Stack:
             admin.execute(f'CREATE DATABASE "{self.database}"')
         self.database_created = True
 
-    def _manage(self, *arguments: str, timeout_seconds: float) -> subprocess.CompletedProcess:
+    def manage(self, *arguments: str, timeout_seconds: float) -> subprocess.CompletedProcess:
         completed = subprocess.run(
             [str(VENV_BIN / "python"), str(ROOT / "manage.py"), *arguments],
             env=self.env,

@@ -160,6 +160,7 @@ def train_reference(
     _device_setup(device, processes)
     if workload is None:
         workload = workload_class(config.task, config.recipe)(config.data_dir, config.overrides)
+    workload.check_data()  # a missing dataset is told before the warm-up, not minutes after
     batch_size = process_batch_size(workload.batch_size, processes)
     threshold = float(current_rules(config.task).threshold)
     with _deterministic(device):

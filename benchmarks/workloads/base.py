@@ -63,6 +63,12 @@ class Workload(ABC):
     def epochs(self) -> int:
         return int(self.config["epochs"])
 
+    def check_data(self) -> None:
+        """Raise DatasetMissing, naming what is missing, when the files `load` reads are not there: a look at the
+        directory only, which the job takes before its warm-up, so a missing dataset fails at once. Default:
+        nothing to look for (the data ships with a package)."""
+        return
+
     @abstractmethod
     def load(self) -> None:
         """Read or index the data under `data_dir`. Raises DatasetMissing naming what is missing."""

@@ -180,6 +180,9 @@ class Cifar10Workload(Workload):
         self._data: Cifar10Arrays | None = None
         self._train_labels: list[int] = []
 
+    def check_data(self) -> None:
+        find_batches_directory(self.data_dir)
+
     def load(self) -> None:
         self._data = read_cifar10(self.data_dir)
         self._train_labels = self._data.train_labels.tolist()

@@ -277,7 +277,11 @@ class ResNet50ImageNet(Workload):
         self._train: ImageIndex | None = None
         self._val: ImageIndex | None = None
 
-    def load(self) -> None:
+    def check_data(self) -> None:
+        self._split_dirs()
+
+    def _split_dirs(self) -> tuple[Path, Path]:
+        """The train/ and val/ folders under the data directory."""
         if self.data_dir is None:
             raise dataset_missing("No data directory was given")
         if not self.data_dir.is_dir():
@@ -286,6 +290,10 @@ class ResNet50ImageNet(Workload):
         for split_dir in (train_dir, val_dir):
             if not split_dir.is_dir():
                 raise dataset_missing(f"The folder {split_dir} is missing")
+        return train_dir, val_dir
+
+    def load(self) -> None:
+        train_dir, val_dir = self._split_dirs()
         classes = class_folders(train_dir)
         if not classes:
             raise dataset_missing(f"{train_dir} has no class folders")

@@ -110,6 +110,11 @@ class BiDAFSquad(Workload):
 
     # The data path.
 
+    def check_data(self) -> None:
+        self._data_files()
+        if self.config["embeddings"] is not None:
+            self._embeddings_file()
+
     def load(self) -> None:
         train, dev = (read_squad(path) for path in self._data_files())
         max_word_chars = int(self.config["max_word_chars"])

@@ -232,9 +232,15 @@ def score_runs(runs: Sequence[RunResult], rules: TaskRules) -> tuple[Results, Sp
     return results, spread_of_runs(times, failed=failed), _hours_of_score(score, nearest)
 
 
+def log_field(position: int, several: bool) -> str:
+    """The form field that names run `position`'s log in a verdict: `log` for one run, `log[0]`, `log[1]`... for
+    several (the API's `log` parts, in order)."""
+    return f"log[{position}]" if several else "log"
+
+
 def _judge_run(log: LogSource, rules: TaskRules, *, position: int, several: bool) -> tuple[RunResult, list[Issue]]:
     """One run's log read and checked alone; its warnings (named by the run when there are several) apart."""
-    file_field = f"log[{position}]" if several else "log"
+    file_field = log_field(position, several)
     try:
         reading = log(rules)
         training_log, curve_warnings = check_training_log(reading.log, rules)

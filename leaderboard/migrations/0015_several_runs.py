@@ -273,6 +273,14 @@ class Migration(migrations.Migration):
             name="threshold",
             field=models.DecimalField(decimal_places=6, max_digits=14),
         ),
+        # Nullable for the way back: the entry column returns empty, entries_of_runs fills it, then NOT NULL again.
+        migrations.AlterField(
+            model_name="curvepoint",
+            name="entry",
+            field=models.ForeignKey(
+                null=True, on_delete=django.db.models.deletion.CASCADE, related_name="curve", to="leaderboard.entry"
+            ),
+        ),
         migrations.RunPython(sync_tasks, migrations.RunPython.noop),
         migrations.RunPython(runs_of_entries, entries_of_runs),
         migrations.RemoveConstraint(

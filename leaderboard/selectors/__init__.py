@@ -29,7 +29,7 @@ from leaderboard.selectors.boards import (
     task_frameworks,
     window_ids,
 )
-from leaderboard.selectors.catalog import current_task_versions, task_catalog
+from leaderboard.selectors.catalog import current_task_versions, rules_of, task_catalog
 from leaderboard.selectors.entries import (
     BIG_ENTRY_COLUMNS,
     LATENCY_PERCENTILES,
@@ -101,6 +101,7 @@ __all__ = [
     "priced_run",
     "published_entry_bytes",
     "reproduction_commands",
+    "rules_of",
     "submission_for",
     "submissions_of",
     "task_catalog",

@@ -8,9 +8,18 @@ from dawnboard.rules import Scale, TaskRules, rules_catalog
 from leaderboard.models import TaskVersion
 
 
-def task_catalog() -> dict[str, dict[str, TaskRules]]:
-    """Every task version's rules, keyed by task slug then by the `version` an entry names."""
-    return catalog_of(TaskVersion.objects.select_related("task"))
+def task_catalog(task_slug: str | None = None) -> dict[str, dict[str, TaskRules]]:
+    """Every task version's rules, keyed by task slug then by the `version` an entry names; given a task, that
+    task's alone (what judging one submission reads)."""
+    versions = TaskVersion.objects.select_related("task")
+    if task_slug is not None:
+        versions = versions.filter(task__slug=task_slug)
+    return catalog_of(versions)
+
+
+def rules_of(version: TaskVersion) -> TaskRules:
+    """One version's rules (with its task loaded), read from that row alone."""
+    return catalog_of([version])[version.task.slug][version.version]
 
 
 def catalog_of(versions) -> dict[str, dict[str, TaskRules]]:

@@ -23,7 +23,7 @@ from dawnboard.ingest import validate_dawnbench_files, validate_mllog_files
 from dawnboard.results import Results
 from dawnboard.run_records import machine_loads, with_machine_load
 from dawnboard.scoring.runs import Spread
-from dawnboard.validation import IngestRejection, IngestResult, RunResult, RunStatus
+from dawnboard.validation import IngestRejection, IngestResult, RunResult, RunStatus, log_field
 from leaderboard.models import CurvePoint, Entry, Run, Submission, SubmittedFile, Submitter, TaskVersion
 from leaderboard.selectors import LATENCY_PERCENTILES, task_catalog
 from leaderboard.services.hardware import hardware_match_entry
@@ -288,7 +288,7 @@ def _run_claim(
     run: RunResult, holder: Run, task_slug: str, submitter_id: int | None, log_sha256: str, several: bool, may_replace
 ) -> LogClaim:
     entry = holder.entry
-    file_field = f"log[{run.position}]" if several else "log"
+    file_field = log_field(run.position, several)
     own = submitter_id is not None and entry.submission.submitter_id == submitter_id
     if own and may_replace:
         note = Issue(
@@ -334,13 +334,13 @@ def files_verdict(
 ) -> IngestResult | IngestRejection:
     """The verdict on a submission's files: DAWNBench's entry and TSV logs, or (`version` naming an MLPerf round)
     a system JSON and MLLOG result files; a reference run's record adds what the machine was doing."""
-    catalog = task_catalog()
+    catalog = task_catalog(task_slug)
     if version:
         verdict = validate_mllog_files(
             task_slug=task_slug,
             version=version,
             system_json=entry.content if entry else None,
-            logs=[(log.name, log.content) for log in logs],
+            logs=[(log_field(position, len(logs) > 1), log.content) for position, log in enumerate(logs)],
             catalog=catalog,
             scaling_factor=(run_record or {}).get("scaling_factor"),
         )

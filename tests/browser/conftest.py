@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 from django.core.management import call_command
 
+from tests.browser.database import DatabaseCopies
+
 CHROMIUM = Path("/usr/bin/chromium")
 LAUNCH_ARGS = [
     "--no-sandbox",
@@ -140,30 +142,61 @@ def page_without_javascript(browser, live_server):
     context.close()
 
 
+@pytest.fixture(scope="session")
+def database_copies(django_db_setup, django_db_blocker):
+    from django.db import connection
+
+    from tests.conftest import MIGRATED
+
+    if not MIGRATED or MIGRATED[0].copy is None:
+        pytest.skip("the browser tests run on SQLite: each starts from a copy of the database as migrated")
+    copies = DatabaseCopies(connection, MIGRATED[0].copy)
+    yield copies
+    for steps, (copy, _) in copies.copies.items():
+        if steps:
+            copy.close()
+
+
+@pytest.fixture(autouse=True)
+def database_as_migrated(transactional_db, database_copies) -> DatabaseCopies:
+    """Every browser test starts from the database as migrated (flushed after the test, as transactional)."""
+    database_copies.as_migrated()
+    return database_copies
+
+
 @pytest.fixture
-def board(transactional_db, sample_dir) -> Board:
+def board(database_as_migrated, sample_dir) -> Board:
     """The real DAWNBench CIFAR10 sample, imported through the management command."""
-    from leaderboard.models import Entry
 
-    call_command("import_dawnbench", str(sample_dir), stdout=StringIO())
-    entries = Entry.objects.filter(task__slug="cifar10", status=Entry.Status.ACCEPTED).order_by("id")
-    return Board(
-        train_ids=list(entries.filter(track="train").values_list("id", flat=True)),
-        inference_ids=list(entries.filter(track="inference").values_list("id", flat=True)),
-    )
+    def build() -> Board:
+        from leaderboard.models import Entry
+
+        call_command("import_dawnbench", str(sample_dir), stdout=StringIO())
+        entries = Entry.objects.filter(task__slug="cifar10", status=Entry.Status.ACCEPTED).order_by("id")
+        return Board(
+            train_ids=list(entries.filter(track="train").values_list("id", flat=True)),
+            inference_ids=list(entries.filter(track="inference").values_list("id", flat=True)),
+        )
+
+    return database_as_migrated.once("board", build)
 
 
 @pytest.fixture
-def hostile_entry_id(board, tmp_path) -> int:
+def hostile_entry_id(board, database_as_migrated, tmp_path) -> int:
     """A training entry whose author is a script element, submitted through the management command."""
-    from leaderboard.models import Entry
-    from tests.factories import entry_bytes, training_log
 
-    entry_path, log_path = tmp_path / "entry.json", tmp_path / "log.tsv"
-    entry_path.write_bytes(entry_bytes(author=HOSTILE_AUTHOR))
-    log_path.write_bytes(training_log())
-    call_command("submit", "--task", "cifar10", "--track", "train", str(entry_path), str(log_path), stdout=StringIO())
-    return Entry.objects.get(author=HOSTILE_AUTHOR).id
+    def build() -> int:
+        from leaderboard.models import Entry
+        from tests.factories import entry_bytes, training_log
+
+        entry_path, log_path = tmp_path / "entry.json", tmp_path / "log.tsv"
+        entry_path.write_bytes(entry_bytes(author=HOSTILE_AUTHOR))
+        log_path.write_bytes(training_log())
+        command = ("submit", "--task", "cifar10", "--track", "train", str(entry_path), str(log_path))
+        call_command(*command, stdout=StringIO())
+        return Entry.objects.get(author=HOSTILE_AUTHOR).id
+
+    return database_as_migrated.once("hostile_entry", build)
 
 
 @pytest.fixture
@@ -173,19 +206,19 @@ def screenshots() -> Path:
 
 
 @pytest.fixture
-def wide_board(board, tmp_path):
+def wide_board(board, database_as_migrated, tmp_path):
     """The sample plus a training and an inference entry with text as long as real entries' (tests/browser/wide.py)."""
     from tests.browser.wide import add_wide_entries
 
-    return add_wide_entries(board, tmp_path)
+    return database_as_migrated.once("wide_entries", lambda: add_wide_entries(board, tmp_path))
 
 
 @pytest.fixture
-def crossing_entries(transactional_db, tmp_path) -> dict[str, int]:
+def crossing_entries(database_as_migrated, tmp_path) -> dict[str, int]:
     """Training entries crossing the threshold early, in the middle and at their last point (tests/browser/wide.py)."""
     from tests.browser.wide import add_crossing_entries
 
-    return add_crossing_entries(tmp_path)
+    return database_as_migrated.once("crossing_entries", lambda: add_crossing_entries(tmp_path))
 
 
 @pytest.fixture

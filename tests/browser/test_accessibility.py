@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.browser.conftest import CHROMIUM
+from tests.browser.database import DATABASE
 from tests.browser.wide import open_page, pages
 
 if not CHROMIUM.exists():
@@ -20,7 +21,7 @@ if not CHROMIUM.exists():
         allow_module_level=True,
     )
 
-pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
+pytestmark = DATABASE
 
 AXE_JS = Path(__file__).resolve().parents[2] / ".cache" / "axe-core" / "node_modules" / "axe-core" / "axe.min.js"
 BLOCKING_IMPACTS = {"serious", "critical"}

@@ -13,6 +13,7 @@ from collections import Counter
 import pytest
 
 from tests.browser.conftest import CHROMIUM
+from tests.browser.database import DATABASE
 from tests.browser.wide import chart_pages, open_page
 
 if not CHROMIUM.exists():
@@ -21,7 +22,7 @@ if not CHROMIUM.exists():
         allow_module_level=True,
     )
 
-pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
+pytestmark = DATABASE
 
 WIDTHS = (320, 390, 1280)
 CROSSINGS = ("early", "middle", "last")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.browser.conftest import CHROMIUM
+from tests.browser.database import DATABASE
 
 if not CHROMIUM.exists():
     pytest.skip(
@@ -12,7 +13,7 @@ if not CHROMIUM.exists():
         allow_module_level=True,
     )
 
-pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
+pytestmark = DATABASE
 FIRST_LOAD_TIMEOUT_MS = 60_000
 
 

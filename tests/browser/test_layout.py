@@ -11,7 +11,8 @@ from __future__ import annotations
 import pytest
 
 from tests.browser.conftest import CHROMIUM
-from tests.browser.wide import open_page, pages, site_pages
+from tests.browser.database import DATABASE
+from tests.browser.wide import open_page, overflow, pages, site_pages
 
 if not CHROMIUM.exists():
     pytest.skip(
@@ -19,7 +20,7 @@ if not CHROMIUM.exists():
         allow_module_level=True,
     )
 
-pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
+pytestmark = DATABASE
 
 WIDTHS = (320, 390, 1280, 1440, 1920)
 PHONE = 390
@@ -84,30 +85,37 @@ SCROLL_BOXES_JS = """() => [...document.querySelectorAll('main *')]
     })"""
 
 
-def overflow(page) -> dict:
-    return page.evaluate("() => ({scrollWidth: document.documentElement.scrollWidth, innerWidth: window.innerWidth})")
-
-
 @pytest.mark.parametrize("width", WIDTHS)
-def test_no_page_is_wider_than_the_viewport(wide_board, sized, screenshots, width):
+def test_every_page_holds_its_layout(wide_board, sized, screenshots, width):
+    """Each page opened once at this width, with every check made on it: no page wider than the viewport; at
+    320, 390 and 1280 px no word broken inside itself (headers, labels, prose and names stay whole, "Rank", never
+    "R/a/n/k"; only a machine token wider than its line, a sha256, a URL, an unspaced hardware string, may wrap
+    inside); on the home page no two boards overlapping and no board's table spilling out of its box (a table
+    wider than its column scrolls inside its own box instead of drawing over the next board)."""
     page = sized(width)
-    too_wide = {}
+    site = site_pages(wide_board)
+    too_wide, broken = {}, {}
     for name, path in pages(wide_board).items():
         open_page(page, path)
         page.screenshot(path=str(screenshots / f"{name}-{width}.png"), full_page=True)
         measured = overflow(page)
         if measured["scrollWidth"] > measured["innerWidth"]:
             too_wide[name] = measured
+        if width in NARROW_AND_DESKTOP and name in site and (words := page.evaluate(BROKEN_WORDS_JS, LONGEST_WORD)):
+            broken[name] = words[:12]
+        if path == "/":
+            boards = home_boards(page)
 
     assert too_wide == {}
+    assert broken == {}, broken
+    assert len(boards["boxes"]) >= 4
+    assert boards["overlapping"] == []
+    assert boards["spilling"] == 0
 
 
-@pytest.mark.parametrize("width", WIDTHS)
-def test_home_boards_never_overlap(wide_board, sized, width):
-    page = sized(width)
-    open_page(page, "/")
+def home_boards(page) -> dict:
+    """The home page's board boxes, the pairs of them that overlap, and how many have a table spilling out."""
     boxes = [box for box in (board.bounding_box() for board in page.locator(".board-box").all()) if box]
-
     overlapping = [
         (first, second)
         for index, first in enumerate(boxes)
@@ -117,16 +125,6 @@ def test_home_boards_never_overlap(wide_board, sized, width):
         and first["y"] < second["y"] + second["height"]
         and second["y"] < first["y"] + first["height"]
     ]
-    assert len(boxes) >= 4
-    assert overlapping == []
-
-
-@pytest.mark.parametrize("width", WIDTHS)
-def test_each_board_table_stays_inside_its_box(wide_board, sized, width):
-    """A table wider than its column scrolls inside its own box instead of drawing over the next board."""
-    page = sized(width)
-    open_page(page, "/")
-
     spilling = page.evaluate(
         """() => [...document.querySelectorAll('.board-box')].filter(box => {
             const outer = box.getBoundingClientRect();
@@ -136,7 +134,7 @@ def test_each_board_table_stays_inside_its_box(wide_board, sized, width):
             });
         }).length"""
     )
-    assert spilling == 0
+    return {"boxes": boxes, "overlapping": overlapping, "spilling": spilling}
 
 
 def test_dates_and_values_with_units_stay_on_one_line(wide_board, sized):
@@ -153,21 +151,6 @@ def test_dates_and_values_with_units_stay_on_one_line(wide_board, sized):
     )
 
     assert lines and all(count == 1 for _, count in lines), lines
-
-
-@pytest.mark.parametrize("width", NARROW_AND_DESKTOP)
-def test_no_word_breaks_inside_itself(wide_board, sized, width):
-    """Headers, labels, prose and names stay whole ("Rank", never "R/a/n/k"); only a machine token wider than its
-    line (a sha256, a URL, an unspaced hardware string) may wrap inside."""
-    page = sized(width)
-    broken = {}
-    for name, path in site_pages(wide_board).items():
-        open_page(page, path)
-        words = page.evaluate(BROKEN_WORDS_JS, LONGEST_WORD)
-        if words:
-            broken[name] = words[:12]
-
-    assert broken == {}, broken
 
 
 @pytest.mark.parametrize("width", NARROW_AND_DESKTOP)

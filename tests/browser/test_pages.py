@@ -12,6 +12,7 @@ import re
 import pytest
 
 from tests.browser.conftest import CHROMIUM, HOSTILE_AUTHOR
+from tests.browser.database import DATABASE
 
 if not CHROMIUM.exists():
     pytest.skip(
@@ -21,7 +22,7 @@ if not CHROMIUM.exists():
 
 # The live server reads the test database from another thread, so each test commits for real; the
 # task definitions come from a data migration, so the flush after each test must put them back.
-pytestmark = pytest.mark.django_db(transaction=True, serialized_rollback=True)
+pytestmark = DATABASE
 
 EXPORT_HEADER = [
     "rank", "value", "unit", "model", "team", "hardware", "framework", "date", "entry_id", "code_url", "submitter",

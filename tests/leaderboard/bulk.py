@@ -28,7 +28,17 @@ from django.utils import timezone
 
 from dawnboard.rules import TASKS, Scale, Track
 from dawnboard.scoring.runs import median_of_runs, spread_of_runs
-from leaderboard.models import CurvePoint, Entry, Run, Submission, SubmittedFile, TaskVersion
+from leaderboard.models import (
+    CurvePoint,
+    Entry,
+    EntryCatalogCost,
+    HardwareMatch,
+    Run,
+    Submission,
+    SubmittedFile,
+    TaskVersion,
+)
+from leaderboard.services import hardware_match_entry
 
 TASK_SLUGS = tuple(task.slug for task in TASKS if task.dawnbench_folder)  # the DAWNBench-format tasks
 SOURCE_PREFIX = "bulk-"
@@ -77,6 +87,28 @@ def create_entries(count_per_task: int, *, curve_points: int = 20, seed: int = 0
                 cursor.execute(sql)
 
 
+def match_all_entries() -> int:
+    """Match every entry with no hardware match yet as the resolver does: one entry per distinct hardware text
+    resolved (and priced) by the service, its match then written in bulk for the others of that text. Returns how
+    many entries were matched to something in the catalog (the bench's boards by a catalog price rank those)."""
+    matched = 0
+    unmatched = Entry.objects.filter(hardware_match__isnull=True)
+    for hardware in unmatched.order_by().values_list("hardware", flat=True).distinct():
+        entries = unmatched.filter(hardware=hardware).order_by("id")
+        first = entries.first()
+        hardware_match_entry(entry=first)
+        match = HardwareMatch.objects.get(entry=first)
+        values = {"instance_id": match.instance_id, "instance_count": match.instance_count, "parts": match.parts}
+        ids = list(entries.exclude(id=first.id).values_list("id", flat=True))
+        for start in range(0, len(ids), BATCH_SIZE):
+            HardwareMatch.objects.bulk_create(
+                HardwareMatch(entry_id=entry_id, reason=match.reason, **values)
+                for entry_id in ids[start : start + BATCH_SIZE]
+            )
+        matched += len(ids) + 1 if match.instance_id or match.parts else 0
+    return matched
+
+
 def delete_entries() -> None:
     """Remove what `create_entries` made, and nothing else."""
     entries = Entry.objects.filter(source_name__startswith=SOURCE_PREFIX)
@@ -84,6 +116,8 @@ def delete_entries() -> None:
         entry_ids = list(entries.values_list("id", flat=True))
         submission_ids = list(entries.values_list("submission_id", flat=True))
         CurvePoint.objects.filter(run__entry__in=entries).delete()  # no dependants: one DELETE
+        HardwareMatch.objects.filter(entry__in=entries).delete()
+        EntryCatalogCost.objects.filter(entry__in=entries).delete()
         Run.objects.filter(entry__in=entries).delete()
         SubmittedFile.objects.filter(submission__in=entries.values("submission_id")).delete()
         # The ORM would load every entry and submission to look for dependants; the only ones are gone.

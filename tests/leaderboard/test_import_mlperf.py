@@ -1,12 +1,11 @@
 """`manage.py import_mlperf DIR --round vX.Y [--json]`: an MLPerf Training results tree imported, one entry per
 accepted set, and the API's `format=mllog` submission of one set. Trees are built in tmp_path with
-tests/dawnboard/mllog_runs.py."""
+tests/dawnboard/mllog_trees.py (the hostile sets `make soak` imports too)."""
 
 from __future__ import annotations
 
 import io
 import json
-import os
 import time
 from pathlib import Path
 
@@ -16,39 +15,14 @@ from django.core.management import call_command
 from django.core.management.base import CommandError
 
 from dawnboard.errors import ErrorCode
-from dawnboard.formats.mllog import MAX_RESULT_FILES, write_mllog
 from leaderboard.models import Entry, Run, Submission
-from tests.dawnboard.mllog_runs import START_MS, raw_record, run_log, run_records, write_set
+from tests.dawnboard.mllog_runs import START_MS, raw_record, run_log, write_set
+from tests.dawnboard.mllog_trees import HOSTILE_SETS, ROUND, bad_set, good_set, ssd_logs
 from tests.leaderboard.api.helpers import SUBMISSIONS_URL
 
 pytestmark = pytest.mark.django_db
 
-ROUND = "v4.1"
-REACHED, SHORT = ((1, 0.20), (2, 0.35)), ((1, 0.20), (2, 0.30))  # v4.1 ssd's target is 0.340
 SECONDS = 5.0  # how long one bad input may take to be refused
-
-
-def ssd_logs(minutes: list[float], *, short: set[int] = frozenset(), offset: int = 0) -> list[bytes]:
-    """One ssd log per duration, each a run of its own (its own start); runs in `short` miss the target."""
-    return [
-        run_log(
-            duration_ms=duration * 60_000,
-            evaluations=SHORT if index in short else REACHED,
-            start_ms=START_MS + 10_000_000 * (index + 100 * offset),
-        )
-        for index, duration in enumerate(minutes)
-    ]
-
-
-def good_set(root: Path, *, system: str = "good", offset: int = 0) -> Path:
-    return write_set(root, ssd_logs([10.0, 11.0, 12.0, 13.0, 14.0], offset=offset), system=system)
-
-
-def bad_set(root: Path, logs: list[bytes], *, system: str = "bad") -> Path:
-    """A set of five runs, the first replaced by `logs[0]` (and so on)."""
-    runs = ssd_logs([20.0, 21.0, 22.0, 23.0, 24.0], offset=7)
-    runs[: len(logs)] = logs
-    return write_set(root, runs, system=system)
 
 
 def import_json(root: Path) -> dict:
@@ -155,71 +129,16 @@ def test_failed_run_faster_than_the_slowest_success_is_dropped_from_the_slow_end
     assert [run.status for run in entry.runs.order_by("position")][4] == Run.Status.FAILED
 
 
-# --- Set rules ---
+# --- Bad input: each refused alone, quickly, the good set beside it imported ---
 
 
-def test_set_with_the_wrong_number_of_runs_is_rejected_and_the_others_imported(tmp_path):
-    good_set(tmp_path)
-    write_set(tmp_path, ssd_logs([20.0, 21.0, 22.0, 23.0], offset=3), system="bad")
-
-    assert_refused_alone(tmp_path, ErrorCode.WRONG_RUN_COUNT)
-
-
-def test_unknown_benchmark_folder_is_rejected_and_the_others_imported(tmp_path):
-    good_set(tmp_path)
-    folder = write_set(tmp_path, ssd_logs([20.0, 21.0, 22.0, 23.0, 24.0], offset=3), system="bad")
-    folder.rename(folder.parent / "not_a_benchmark")
-
-    assert_refused_alone(tmp_path, ErrorCode.UNKNOWN_BENCHMARK)
-
-
-# --- Bad input: each refused alone, quickly ---
-
-
-def test_result_file_linking_outside_the_tree_is_refused(tmp_path):
-    tree, outside = tmp_path / "tree", tmp_path / "outside.txt"
-    outside.write_bytes(ssd_logs([30.0], offset=9)[0])
+@pytest.mark.parametrize("hostile", HOSTILE_SETS, ids=lambda hostile: hostile.name)
+def test_hostile_set_is_refused_alone_with_its_code(tmp_path, hostile):
+    tree = tmp_path / "tree"
     good_set(tree)
-    folder = bad_set(tree, [])
-    (folder / "result_1.txt").unlink()
-    os.symlink(outside, folder / "result_1.txt")
+    hostile.write(tree, "bad")
 
-    assert_refused_alone(tree, ErrorCode.LINK_OUTSIDE_TREE)
-
-
-def test_set_folder_linking_outside_the_tree_is_refused(tmp_path):
-    tree, outside = tmp_path / "tree", tmp_path / "outside"
-    good_set(tree)
-    write_set(outside, ssd_logs([30.0, 31.0, 32.0, 33.0, 34.0], offset=9), system="sys")
-    os.symlink(outside / "Org" / "results" / "sys", tree / "Org" / "results" / "bad")
-
-    assert_refused_alone(tree, ErrorCode.LINK_OUTSIDE_TREE)
-
-
-def test_log_over_the_size_limit_is_refused_unread(tmp_path):
-    good_set(tmp_path)
-    folder = bad_set(tmp_path, [])
-    with open(folder / "result_1.txt", "r+b") as sparse:  # 65 MB of holes: over MAX_LOG_BYTES, no disk used
-        sparse.truncate(65 * 1024 * 1024)
-
-    assert_refused_alone(tmp_path, ErrorCode.FILE_TOO_LARGE)
-
-
-def test_record_line_of_ten_megabytes_is_refused(tmp_path):
-    good_set(tmp_path)
-    records = run_records(duration_ms=20 * 60_000, start_ms=START_MS + 77_000_000)
-    huge = raw_record("padding", "x" * 10_000_000, START_MS)
-    bad_set(tmp_path, [huge + write_mllog(records)])
-
-    assert_refused_alone(tmp_path, ErrorCode.LINE_TOO_LONG)
-
-
-def test_log_of_a_million_lines_over_the_limit_is_refused(tmp_path):
-    good_set(tmp_path)
-    log = run_log(duration_ms=20 * 60_000, start_ms=START_MS + 77_000_000)
-    bad_set(tmp_path, [log + b"\n" * 2_000_001])
-
-    assert_refused_alone(tmp_path, ErrorCode.TOO_MANY_LINES)
+    assert_refused_alone(tree, hostile.code)
 
 
 def test_log_of_a_million_other_lines_within_the_limit_is_read_quickly(tmp_path):
@@ -232,37 +151,6 @@ def test_log_of_a_million_other_lines_within_the_limit_is_read_quickly(tmp_path)
 
     assert time.perf_counter() - started < SECONDS
     assert sets["also_good"]["status"] == "accepted" and sets["good"]["status"] == "accepted"
-
-
-def test_folder_with_more_than_max_result_files_is_refused_unread(tmp_path):
-    good_set(tmp_path)
-    folder = tmp_path / "Org" / "results" / "bad" / "ssd"
-    folder.mkdir(parents=True)
-    for index in range(MAX_RESULT_FILES + 1):
-        (folder / f"result_{index}.txt").write_bytes(b"")
-
-    assert_refused_alone(tmp_path, ErrorCode.TOO_MANY_RESULT_FILES)
-
-
-@pytest.mark.parametrize("time_text", ['"1700000000000"', "NaN", "1e400"], ids=["string", "nan", "1e400"])
-def test_record_whose_time_is_not_a_finite_number_is_refused(tmp_path, time_text):
-    good_set(tmp_path)
-    log = run_log(duration_ms=20 * 60_000, start_ms=START_MS + 77_000_000)
-    bad_set(tmp_path, [raw_record("weird", 1, time_text) + log])
-
-    assert_refused_alone(tmp_path, ErrorCode.INVALID_TIME)
-
-
-def test_record_nested_a_hundred_thousand_deep_is_refused(tmp_path):
-    good_set(tmp_path)
-    log = run_log(duration_ms=20 * 60_000, start_ms=START_MS + 77_000_000)
-    deep = (
-        b':::MLLOG {"namespace": "", "time_ms": 1700000000000, "event_type": "POINT_IN_TIME", "key": "deep", '
-        b'"metadata": {}, "value": ' + b"[" * 100_000 + b"]" * 100_000 + b"}\n"
-    )
-    bad_set(tmp_path, [deep + log])
-
-    assert_refused_alone(tmp_path, ErrorCode.NESTED_TOO_DEEP)
 
 
 # --- The command's arguments ---
@@ -321,3 +209,16 @@ def test_api_refuses_an_unknown_format(api_client):
     assert response.status_code == 400
     assert ErrorCode.UNKNOWN_FORMAT in {code for code, _ in error_pairs(response)}
     assert not Entry.objects.exists()
+
+
+@pytest.mark.parametrize("time_text", ['"1700000000000"', "NaN", "1e400"], ids=["string", "nan", "1e400"])
+def test_api_refuses_an_mllog_set_with_a_run_whose_time_is_not_a_number(api_client, time_text):
+    logs = ssd_logs([10.0, 11.0, 12.0, 13.0, 14.0])
+    logs[2] = raw_record("weird", 1, time_text) + logs[2]
+
+    response = post_mllog(api_client, logs, format="mllog", round=ROUND)
+
+    assert response.status_code == 400, response.content
+    errors = response.json()["errors"]
+    assert any(error["code"] == ErrorCode.INVALID_TIME and error.get("field") == "log[2]" for error in errors), errors
+    assert not Entry.objects.exists() and not Submission.objects.exists()

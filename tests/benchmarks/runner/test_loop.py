@@ -9,6 +9,7 @@ import torch
 
 from benchmarks.runner.config import RunConfig
 from benchmarks.runner.loop import WARM_UP_STEPS, train_reference
+from benchmarks.workloads.base import DatasetMissing
 from benchmarks.workloads.digits import DigitsCNNWorkload
 
 ONE_EPOCH = RunConfig(task="digits", recipe="cnn", seed=3, max_epochs=1)
@@ -17,6 +18,19 @@ ONE_EPOCH = RunConfig(task="digits", recipe="cnn", seed=3, max_epochs=1)
 class SlowToBuildDigits(DigitsCNNWorkload):
     def build_model(self):
         time.sleep(0.3)
+        return super().build_model()
+
+
+class MissingDataDigits(DigitsCNNWorkload):
+    """Its data is missing; it counts the models built (the warm-up builds one)."""
+
+    built = 0
+
+    def check_data(self):
+        raise DatasetMissing("no digits here")
+
+    def build_model(self):
+        MissingDataDigits.built += 1
         return super().build_model()
 
 
@@ -48,6 +62,13 @@ def test_building_the_model_is_off_the_clock_and_inside_init():
     assert phases.init_seconds >= 0.3
     assert phases.init_start_unix_ms < phases.init_stop_unix_ms <= phases.run_start_unix_ms
     assert 0.0 < result.evaluations[0].started_seconds < result.evaluations[0].training_seconds  # loading is timed
+
+
+def test_a_missing_dataset_is_told_before_the_model_is_built_and_warmed_up():
+    with pytest.raises(DatasetMissing, match="no digits here"):
+        train_reference(ONE_EPOCH, workload=MissingDataDigits())
+
+    assert MissingDataDigits.built == 0
 
 
 def test_a_run_leaves_torch_s_determinism_settings_as_it_found_them():
