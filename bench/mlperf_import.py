@@ -12,9 +12,10 @@ Then, in this one process, per tree:
 * ours: `call_command("import_mlperf", tree, "--round", "v4.1", "--json")` into a freshly migrated SQLite
   database (config.settings.test; the migrated file is copied in before each timing).
 The two alternate (bench.pairs), --rounds times; the ratio is the median of the paired ratios (goal <= 1.0x).
-It prints each side's peak RSS, measured in a child process of its own (ru_maxrss), the largest result file, the
-load average before and after, and how many sets' scores agree with the summarizer's (relative 1e-9; both None
-counts as agreeing; ours rejects sets the summarizer scores anyway, e.g. a wrong number of runs: listed).
+It prints each side's peak RSS, measured in a child process of its own (ru_maxrss), beside a child's that sets
+both up and reads nothing, the largest result file, the load average before and after, and how many sets' scores
+agree with the summarizer's (relative 1e-9; both None counts as agreeing; ours rejects sets the summarizer scores
+anyway, e.g. a wrong number of runs: listed).
 
 Usage: .venv/bin/python bench/mlperf_import.py [--sizes 200 2000] [--rounds 3] [--source /tmp/mlperf41]
 """
@@ -179,8 +180,11 @@ def child(side: str, tree: Path, folder: Path) -> None:
     """Run one side once and print its peak RSS in MiB (in a process of its own)."""
     if side == "import":
         Importer(folder)(tree)
-    else:
+    elif side == "summarize":
         summarize(tree)
+    else:  # "idle": both sides set up (Django, the migrated database, the summarizer's imports), nothing read
+        Importer(folder)
+        from mlperf_logging.result_summarizer import result_summarizer  # noqa: F401
     print(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
 
 
@@ -243,7 +247,8 @@ def bench_size(runs_wanted: int, source: Path | None, importer: Importer, rounds
     )
     print(
         f"   peak RSS  import {peak_mib('import', tree, work / 'child'):.0f} MiB, "
-        f"summarizer {peak_mib('summarize', tree, work / 'child'):.0f} MiB (each in a child process)"
+        f"summarizer {peak_mib('summarize', tree, work / 'child'):.0f} MiB (each in a child process; one that sets "
+        f"both up and reads nothing: {peak_mib('idle', tree, work / 'child'):.0f} MiB)"
     )
     accepted = sum(s["status"] == "accepted" for s in ours["sets"])
     print(

@@ -1,7 +1,9 @@
 import sqlite3
+from io import StringIO
 from pathlib import Path
 
 import pytest
+from django.core.management import call_command
 from rest_framework.test import APIClient
 
 from tests.factories import SubmitterFactory
@@ -35,6 +37,7 @@ class MigratedDatabase:
                 self.connection.ensure_connection()
                 self.copy.backup(self.connection.connection)
             elif serialized := getattr(self.connection, "_test_serialized_contents", None):
+                call_command("flush", interactive=False, inhibit_post_migrate=True, reset_sequences=False, verbosity=0)
                 self.connection.creation.deserialize_db_from_string(serialized)
 
     def close(self) -> None:
@@ -67,6 +70,21 @@ def pytest_runtest_teardown(item, nextitem):
     if transactional and MIGRATED:
         MIGRATED[0].restore()
     return result
+
+
+@pytest.fixture(scope="module")
+def imported_sample(django_db_setup, django_db_blocker) -> Path:
+    """The real DAWNBench sample imported once for a whole module, through the command, and committed: each test
+    (in its own transaction) starts from it and its changes roll back. The database as migrated is put back after
+    the module, on SQLite only (elsewhere the sample would stay: such a module skips)."""
+    if not (SAMPLE_DIR / "CIFAR10").is_dir():
+        pytest.skip(f"the DAWNBench sample is not at {SAMPLE_DIR}")
+    if not MIGRATED or MIGRATED[0].copy is None:
+        pytest.skip("a module's shared import is undone from SQLite's copy of the migrated database")
+    with django_db_blocker.unblock():
+        call_command("import_dawnbench", str(SAMPLE_DIR), stdout=StringIO())
+    yield SAMPLE_DIR
+    MIGRATED[0].restore()
 
 
 @pytest.fixture
