@@ -345,6 +345,21 @@ class Entry(models.Model):
             interval_high=self.time_interval_high_seconds,
         )
 
+    @staticmethod
+    def spread_columns(spread: Spread | None) -> dict:
+        """The columns that hold a spread, by field name, as `spread` reads them back ({} for None)."""
+        if spread is None:
+            return {}
+        return {
+            "run_count": spread.runs,
+            "successful_run_count": spread.successful,
+            "time_min_seconds": spread.minimum,
+            "time_max_seconds": spread.maximum,
+            "time_coefficient_of_variation": spread.coefficient_of_variation,
+            "time_interval_low_seconds": spread.interval_low,
+            "time_interval_high_seconds": spread.interval_high,
+        }
+
 
 class Run(models.Model):
     """One run of an entry: its log, judged alone (dawnboard.validation.RunResult), and its own figures.

@@ -431,25 +431,11 @@ def _entry_store(*, submission: Submission, verdict: IngestResult, source_name: 
         latency_ms=results.latency_ms,
         **_measured_latency_percentiles(submission),
         inference_cost_usd_per_10k=results.inference_cost_usd_per_10k,
-        **_spread_columns(spread),
+        **Entry.spread_columns(spread),
     )
     _runs_store(entry=entry, verdict=verdict, logs=logs)
     hardware_match_entry(entry=entry)
     return entry
-
-
-def _spread_columns(spread: Spread | None) -> dict:
-    if spread is None:
-        return {}
-    return {
-        "run_count": spread.runs,
-        "successful_run_count": spread.successful,
-        "time_min_seconds": spread.minimum,
-        "time_max_seconds": spread.maximum,
-        "time_coefficient_of_variation": spread.coefficient_of_variation,
-        "time_interval_low_seconds": spread.interval_low,
-        "time_interval_high_seconds": spread.interval_high,
-    }
 
 
 def _runs_store(*, entry: Entry, verdict: IngestResult, logs: list[Upload]) -> None:

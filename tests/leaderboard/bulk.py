@@ -163,7 +163,7 @@ def _create_for_version(
             if entry.get("cost_per_hour_usd") is not None:
                 hours = Decimal(repr(entry["time_to_accuracy_seconds"])) / 3600
                 entry["training_cost_usd"] = (hours * entry["cost_per_hour_usd"]).quantize(Decimal("1e-9"))
-        _set_spread(entry, times)
+        entry |= Entry.spread_columns(spread_of_runs(times, failed=0))
         for position, seconds in enumerate(times):
             run = _run(next_run_id, entry, position, seconds)
             curve = _curve(entry, run, version, curve_points)  # also sets the crossing line, epoch, row count
@@ -182,19 +182,6 @@ def _create_for_version(
     _insert_rows(SubmittedFile, ["submission", "role", "position", "name", "sha256", "size_bytes", "content"], files)
     _insert_records(Run, runs, now)
     _insert_rows(CurvePoint, ["run", "position", "line", "epoch", "hours", "metric"], points)
-
-
-def _set_spread(entry: dict, times: list[float]) -> None:
-    spread = spread_of_runs(times, failed=0)
-    entry |= {
-        "run_count": spread.runs,
-        "successful_run_count": spread.successful,
-        "time_min_seconds": spread.minimum,
-        "time_max_seconds": spread.maximum,
-        "time_coefficient_of_variation": spread.coefficient_of_variation,
-        "time_interval_low_seconds": spread.interval_low,
-        "time_interval_high_seconds": spread.interval_high,
-    }
 
 
 def _run(run_id: int, entry: dict, position: int, seconds: float) -> dict:
