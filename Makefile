@@ -4,7 +4,7 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat requirements.txt requirements-dev.txt | sha256sum | cut -c1-12)
 
-.PHONY: install run test lint bench bench-http soak clean
+.PHONY: install run test lint bench bench-http soak gpu-check clean
 
 install: $(STAMP)
 
@@ -93,6 +93,14 @@ soak: install $(SOAK_STAMP)
 	@command -v nginx >/dev/null || test -x /usr/sbin/nginx \
 		|| (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx)
 	$(PY) -m bench.soak
+
+# The prepared GPU check (bench/gpu_check.py): every CUDA path on one GPU, in a few minutes, its figures printed.
+# The project's .venv pins torch's CPU build, so name a Python whose torch is a CUDA build, e.g. a GPU image's own:
+# make gpu-check GPU_PYTHON=python3 (it reads no database and needs only torch, numpy, pandas, Pillow, tqdm,
+# scikit-learn's digits and mlperf-logging, not the site).
+GPU_PYTHON ?= $(PY)
+gpu-check:
+	$(GPU_PYTHON) bench/gpu_check.py
 
 clean:
 	rm -rf $(VENV) $(SOAK_VENV) db.sqlite3 staticfiles test-artifacts .cache

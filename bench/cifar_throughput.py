@@ -17,7 +17,6 @@ Usage: .venv/bin/python bench/cifar_throughput.py [--steps 6] [--device cpu|cuda
 from __future__ import annotations
 
 import argparse
-import contextlib
 import sys
 import time
 from pathlib import Path
@@ -27,6 +26,7 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.runner.loop import mixed_precision  # noqa: E402
 from benchmarks.workloads.cifar10 import ResNet9Cifar10  # noqa: E402
 
 TRAIN_IMAGES, EPOCHS = 50_000, 24
@@ -42,9 +42,7 @@ def images_per_second(device: torch.device, channels_last: bool, steps: int) -> 
     optimizer, schedule = workload.build_optimizer(model, steps_per_epoch=100)
     images = torch.randn(workload.batch_size, 3, 32, 32, device=device).contiguous(memory_format=layout)
     labels = torch.randint(0, 10, (workload.batch_size,), device=device)
-    autocast = (
-        torch.autocast(device_type="cuda", dtype=torch.bfloat16) if device.type == "cuda" else contextlib.nullcontext()
-    )
+    autocast = mixed_precision(device)
     model.train()
 
     def step():

@@ -16,7 +16,10 @@ since such a time is not comparable; the coefficient of variation over the idle 
 A shared virtual machine can also slow down with no process of its own to show for it (a neighbour on the
 host, a busy sibling hyperthread): the busy mark cannot see that, so judge the goal on a machine of your own.
 
-Usage: .venv/bin/python bench/clock_noise.py [--repeats 10] [--seeds 10] [--seed 0] [--threads N] [--check]
+`--device cuda` times the same job on a GPU (bf16 autocast, as the job runs there); `make gpu-check` does.
+
+Usage: .venv/bin/python bench/clock_noise.py [--repeats 10] [--seeds 10] [--seed 0] [--threads N] [--device cpu|cuda]
+[--check]
 (exit status 0 unless --check is given and the clock's goal is missed).
 """
 
@@ -33,7 +36,7 @@ sys.path.insert(0, str(ROOT))
 
 import torch  # noqa: E402
 
-from benchmarks.runner.config import RunConfig  # noqa: E402
+from benchmarks.runner.config import Device, RunConfig  # noqa: E402
 from benchmarks.runner.loop import RunResult, train_reference  # noqa: E402
 
 GOAL_COEFFICIENT_OF_VARIATION = 0.05
@@ -82,14 +85,20 @@ def main() -> int:
     parser.add_argument("--seeds", type=int, default=10, help="seeds, one run each (default 10)")
     parser.add_argument("--seed", type=int, default=0, help="the repeated seed, and the first of --seeds")
     parser.add_argument("--threads", type=int, help="torch's threads (default: torch's own choice, as the job)")
+    parser.add_argument("--device", choices=[device.value for device in Device], default=Device.CPU.value)
     parser.add_argument("--check", action="store_true", help="exit 1 when the clock's goal is missed")
     arguments = parser.parse_args()
+    if arguments.repeats < 2 or arguments.seeds < 0:
+        parser.error("--repeats must be at least 2 (a spread needs two runs) and --seeds at least 0")
     if arguments.threads:
         torch.set_num_threads(arguments.threads)
 
-    print(f"Dawnboard clock-noise bench: digits/cnn, torch {torch.__version__}, {torch.get_num_threads()} threads, CPU")
+    device = Device(arguments.device)
+    where = torch.cuda.get_device_name(0) if device is Device.CUDA and torch.cuda.is_available() else "CPU"
+    threads = torch.get_num_threads()
+    print(f"Dawnboard clock-noise bench: digits/cnn, torch {torch.__version__}, {threads} threads, {where}")
     print(machine_line("before"))
-    config = RunConfig(task="digits", recipe="cnn", seed=arguments.seed)
+    config = RunConfig(task="digits", recipe="cnn", seed=arguments.seed, device=device)
     repeated = [reached(config) for _ in range(arguments.repeats)]
     seeds = [reached(config.with_seed(seed)) for seed in range(arguments.seed, arguments.seed + arguments.seeds)]
     print(machine_line("after"))
@@ -104,16 +113,21 @@ def main() -> int:
         f"  verdict   CV {percent(clock_cv)} against the goal <= {percent(GOAL_COEFFICIENT_OF_VARIATION)}: "
         f"{'PASS' if passed else 'FAIL'}; {'the same' if same_epochs else 'DIFFERENT'} epochs every run"
     )
-    epochs = [result.epochs_to_accuracy for result in seeds]
-    print(f"(b) the recipe's spread: seeds {arguments.seed}..{arguments.seed + arguments.seeds - 1}, one run each")
-    print(runs_line("runs", seeds))
-    print(spread_line("spread", seeds) + f"; epochs {min(epochs)} to {max(epochs)}")
+    if seeds:
+        print_seeds(arguments.seed, seeds)
     busy = sum(result.busy for result in repeated + seeds)
     print(
         f"  busy      {busy} of {len(repeated) + len(seeds)} runs measured while other work held the cores (*)"
         + (": their times are not comparable" if busy else "")
     )
     return 1 if arguments.check and not passed else 0
+
+
+def print_seeds(first: int, seeds: list[RunResult]) -> None:
+    epochs = [result.epochs_to_accuracy for result in seeds]
+    print(f"(b) the recipe's spread: seeds {first}..{first + len(seeds) - 1}, one run each")
+    print(runs_line("runs", seeds))
+    print(spread_line("spread", seeds) + f"; epochs {min(epochs)} to {max(epochs)}")
 
 
 if __name__ == "__main__":

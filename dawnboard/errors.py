@@ -72,6 +72,12 @@ class ErrorCode(StrEnum):
     TOO_MANY_FAILED_RUNS = "too_many_failed_runs"
     UNKNOWN_FORMAT = "unknown_format"
     UNKNOWN_ROUND = "unknown_round"
+    # MLPerf LoadGen's detail logs (dawnboard/formats/loadgen.py).
+    LOADGEN_LOG_INCOMPLETE = "loadgen_log_incomplete"
+    LOADGEN_UNKNOWN_SCENARIO = "loadgen_unknown_scenario"
+    LOADGEN_WRONG_SCENARIO = "loadgen_wrong_scenario"
+    LOADGEN_WRONG_MODE = "loadgen_wrong_mode"
+    LOADGEN_INVALID = "loadgen_invalid"
 
 
 class WarningCode(StrEnum):
@@ -166,6 +172,13 @@ ERROR_DESCRIPTIONS = {
     ErrorCode.TOO_MANY_FAILED_RUNS: "Too many of the entry's runs failed for its task version's rule to give a score.",
     ErrorCode.UNKNOWN_FORMAT: "The format field is neither dawnbench nor mllog.",
     ErrorCode.UNKNOWN_ROUND: "MLLOG files came without a known MLPerf Training round (round=v4.0, say).",
+    ErrorCode.LOADGEN_LOG_INCOMPLETE: "A LoadGen detail log lacks the results LoadGen writes when a test ends (`field` "
+    "names the first missing): it was cut short.",
+    ErrorCode.LOADGEN_UNKNOWN_SCENARIO: "A LoadGen detail log names a scenario other than SingleStream, Offline or "
+    "Server.",
+    ErrorCode.LOADGEN_WRONG_SCENARIO: "A LoadGen log is of another scenario than the measurement it stands for.",
+    ErrorCode.LOADGEN_WRONG_MODE: "A LoadGen log is of an accuracy or other test, not a performance one.",
+    ErrorCode.LOADGEN_INVALID: "LoadGen judged the test INVALID, or counted errors in it.",
 }
 
 WARNING_DESCRIPTIONS = {

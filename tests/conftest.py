@@ -1,3 +1,4 @@
+import os
 import sqlite3
 from io import StringIO
 from pathlib import Path
@@ -9,6 +10,12 @@ from rest_framework.test import APIClient
 from tests.factories import SubmitterFactory
 
 SAMPLE_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "dawnbench-sample"
+
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    # Each pytest-xdist worker has about one core of its own: torch runs one thread in it and in the commands its
+    # tests start (torch reads this when it is first imported, after this file), since two OpenMP threads per
+    # worker, each spinning while it waits for the other, slow every worker down on a machine of few cores.
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
 class MigratedDatabase:

@@ -79,7 +79,7 @@ class Quick:
 
 CURL = (
     'curl -sS --fail-with-body -H "Authorization: Token $TOKEN" -F task=digits -F track=train '
-    "-F entry=@runs/example/digits_cnn_seed0.json -F log=@runs/example/digits_cnn_seed0.tsv "
+    "-F entry=@runs/example/seed0/digits_cnn_seed0.json -F log=@runs/example/seed0/digits_cnn_seed0.tsv "
     "http://127.0.0.1:8000/api/v1/submissions/"
 )
 
@@ -103,19 +103,19 @@ QUICK: dict[str, Quick] = {
     # A fresh database got the bundled catalog when it migrated: "a reload of an unchanged file ... says so".
     ".venv/bin/python manage.py load_prices pricing/data/prices.csv": Quick(prints=("Nothing changed",)),
     ".venv/bin/python manage.py resolve_hardware": Quick(prints_with_real_sample=("31 of 52 entries resolve",)),
-    ".venv/bin/python manage.py run_reference digits --out runs/example": Quick(prints=("reached the threshold",)),
+    ".venv/bin/python manage.py run_reference digits --runs 2 --out runs/example": Quick(
+        prints=("reached the threshold", "median")
+    ),
     "TOKEN=$(.venv/bin/python manage.py create_submitter my-team --email me@example.org --json"
     " | python3 -c 'import json,sys; print(json.load(sys.stdin)[\"token\"])')": Quick(),
     CURL: Quick(prints=('"status":"accepted"',), needs_site=True),
-    ".venv/bin/python manage.py run_reference digits --seed 1 --out runs/example-seed1": Quick(
-        prints=("reached the threshold",)
-    ),
     (
         ".venv/bin/python manage.py submit --task digits --track train --submitter my-team "
-        "runs/example-seed1/digits_cnn_seed1.json runs/example-seed1/digits_cnn_seed1.tsv"
+        "runs/example/seed1/digits_cnn_seed1.json runs/example/seed1/digits_cnn_seed1.tsv"
     ): Quick(prints=("accepted",)),
-    ".venv/bin/python manage.py run_reference digits --submit": Quick(prints=("reached the threshold", "submitted")),
-    ".venv/bin/python manage.py run_reference digits --out runs/digits": Quick(prints=("reached the threshold",)),
+    ".venv/bin/python manage.py run_reference digits --out runs/digits --submit": Quick(
+        prints=("reached the threshold", "submitted")
+    ),
     ".venv/bin/python manage.py export_onnx digits runs/digits/digits_cnn_seed0.pt runs/digits/digits.onnx": Quick(
         prints=("onnx.checker passed",)
     ),
@@ -150,9 +150,10 @@ SKIPPED: dict[str, str] = {
     ".venv/bin/celery -A config beat": NEEDS_BROKER,
     ".venv/bin/celery -A config worker -Q reference": NEEDS_BROKER,
     ".venv/bin/celery -A config worker -Q reference --concurrency 1": NEEDS_BROKER,
+    ".venv/bin/python bench/http_bench.py --sizes 100000 --runs 5 --keep-database": "a bench of 20 to 40 minutes on "
+    "its own production stack (bench/http_bench.py); its smaller sizes run where `make bench-http` is run",
     ".venv/bin/gunicorn config.wsgi": "a production server: needs SECRET_KEY (config.settings.production) and runs "
     "until stopped",
-    ".venv/bin/python bench/cifar_throughput.py --device cuda": "needs a CUDA GPU",
 }
 
 # Literal values written in capitals, not placeholders.

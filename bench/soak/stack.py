@@ -39,9 +39,11 @@ WORKER_OPTIONS = ("--without-gossip", "--without-mingle")
 REDIS_OPTIONS = ("--save", "", "--appendonly", "no", "--daemonize", "no", "--protected-mode", "yes")
 # Created in one process through the same service as `manage.py create_submitter NAME --email E --json`,
 # which costs a Django start-up per submitter; the site's body limits come back with them, for nginx's check.
+# Their names carry the stack's own port, so a database kept from an earlier stack (`keep_database`) takes new ones.
 SUBMITTERS_SCRIPT = (
     "import json; from django.conf import settings; from leaderboard.services import submitter_create; "
-    "print(json.dumps({'tokens': [submitter_create(name=f'soak-client-{n:02d}', email=f'soak-{n:02d}@example.org')[1] "
+    "print(json.dumps({'tokens': [submitter_create(name=f'soak-client-{STACK}-{n:02d}', "
+    "email=f'soak-{STACK}-{n:02d}@example.org')[1] "
     f"for n in range({SUBMITTERS})], "
     "'body_limits': [settings.DATA_UPLOAD_MAX_MEMORY_SIZE, settings.SUBMISSION_MAX_REQUEST_BYTES]}))"
 )
@@ -115,7 +117,8 @@ class Stack:
     processes: dict[str, subprocess.Popen] = field(default_factory=dict)
     tokens: list[str] = field(default_factory=list)
     worker_starts: int = 0
-    database_created: bool = False
+    database_created: bool = False  # by this stack: dropped when it closes
+    keep_database: bool = False  # use the database where it exists (migrated further, as a deploy does); never drop it
 
     def __post_init__(self) -> None:
         self.broker_port = self.broker_port or free_port(6391)
@@ -204,7 +207,8 @@ class Stack:
         # Production serves collectstatic's hashed files: the pages name them from its manifest.
         self.manage("collectstatic", "--noinput", "-v0", timeout_seconds=300)
         log(f"stack: database {self.database} migrated, static files collected in {time.monotonic() - started:.0f} s")
-        created = json.loads(self.manage("shell", "-c", SUBMITTERS_SCRIPT, timeout_seconds=120).stdout.splitlines()[-1])
+        script = f"STACK = {self.web_port}; {SUBMITTERS_SCRIPT}"
+        created = json.loads(self.manage("shell", "-c", script, timeout_seconds=120).stdout.splitlines()[-1])
         self.tokens = created["tokens"]
         self._spawn(
             "gunicorn",
@@ -332,6 +336,11 @@ class Stack:
 
     def _database_create(self) -> None:
         with psycopg.connect(**self._admin_connection) as admin:
+            if self.keep_database:
+                exists = admin.execute("SELECT 1 FROM pg_database WHERE datname = %s", [self.database]).fetchone()
+                if not exists:
+                    admin.execute(f'CREATE DATABASE "{self.database}"')
+                return
             admin.execute(f'DROP DATABASE IF EXISTS "{self.database}" WITH (FORCE)')
             admin.execute(f'CREATE DATABASE "{self.database}"')
         self.database_created = True

@@ -282,9 +282,9 @@ def _train_epoch(run: _Run, epoch: int, quality: float | None) -> tuple[int, tor
         rng=run.echo_rng,
         fresh=run.fresh,
     )
-    autocast = _autocast(run.device)
+    autocast = mixed_precision(run.device)
     for batch in batches:
-        loss = _step(
+        loss = training_step(
             run.workload, run.trained, run.optimizer, run.schedule, batch, run.device, run.augmentation, autocast
         )
         loss_sum += loss
@@ -294,7 +294,7 @@ def _train_epoch(run: _Run, epoch: int, quality: float | None) -> tuple[int, tor
     return step, loss_sum
 
 
-def _step(workload, trained, optimizer, schedule, batch, device, generator, autocast) -> torch.Tensor:
+def training_step(workload, trained, optimizer, schedule, batch, device, generator, autocast) -> torch.Tensor:
     """One training step on a collated batch; returns its loss, detached."""
     prepared = workload.prepare(batch, device, generator)
     with autocast:
@@ -364,7 +364,9 @@ def _warm_up(workload: Workload, model: nn.Module | None, device: torch.device, 
             model.train()
             augmentation = torch.Generator(device=device).manual_seed(0)
             for _ in range(steps):
-                _step(workload, model, optimizer, schedule, batch, device, augmentation, _autocast(device))
+                training_step(
+                    workload, model, optimizer, schedule, batch, device, augmentation, mixed_precision(device)
+                )
                 taken += 1
     model.load_state_dict(state)
     model.zero_grad(set_to_none=True)
@@ -403,7 +405,7 @@ def _data_parallel(model: nn.Module, processes: Processes, device: torch.device)
     return DistributedDataParallel(model, device_ids=[device.index] if device.type == "cuda" else None)
 
 
-def _autocast(device: torch.device):
+def mixed_precision(device: torch.device):
     """Mixed precision on CUDA (bf16: no loss scaling needed); fp32 on the CPU, where bf16 is far slower here."""
     if device.type == "cuda":
         return torch.autocast(device_type="cuda", dtype=torch.bfloat16)

@@ -66,12 +66,16 @@ def entry_policy_costs_refresh(*, entry_ids: Iterable[int] | None = None, today:
     priceable = Entry.objects.accepted().filter(
         Q(hardware_match__instance__isnull=False) | (Q(hardware_match__isnull=False) & ~Q(hardware_match__parts=[]))
     )
-    stored = EntryCatalogCost.objects.all()
-    if wanted is not None:
-        priceable, stored = priceable.filter(id__in=wanted), stored.filter(entry_id__in=wanted)
     with transaction.atomic():
-        stored.exclude(entry_id__in=priceable.values("id")).delete()
-        ids = list(priceable.order_by("id").values_list("id", flat=True))
+        if wanted is None:
+            EntryCatalogCost.objects.exclude(entry_id__in=priceable.values("id")).delete()
+            ids = list(priceable.order_by("id").values_list("id", flat=True))
+        else:  # a few thousand ids per query: a price change can touch every entry of a board
+            ids = []
+            for batch in _batches(wanted):
+                priced = list(priceable.filter(id__in=batch).order_by("id").values_list("id", flat=True))
+                EntryCatalogCost.objects.filter(entry_id__in=set(batch) - set(priced)).delete()
+                ids += priced
         for batch in _batches(ids):
             _store(batch, today=today)
     return len(ids)

@@ -12,6 +12,8 @@ from io import StringIO
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from dawnboard.errors import ERROR_DESCRIPTIONS, WARNING_DESCRIPTIONS, ErrorCode, WarningCode
 from leaderboard import views
@@ -52,6 +54,17 @@ def test_home_puts_the_tasks_with_entries_first_and_says_how_to_fill_the_others(
     assert "<code>.venv/bin/python manage.py import_dawnbench DIR</code>" in imagenet
     assert "github.com/stanford-futuredata/dawn-bench-entries" in imagenet
     assert "run_reference squad --recipe bidaf --data-dir DIR --submit" in squad
+
+
+def test_home_finds_the_tasks_with_entries_by_probing_an_index_not_by_a_distinct_over_the_entries(client, submit_file):
+    """The model's default order made `.distinct()` a DISTINCT over every entry's task and creation time: a scan of
+    400,000 rows on a large board (140 ms of the front page's 250 ms)."""
+    submit_file()
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get("/").status_code == 200
+
+    assert not [query["sql"] for query in queries if "DISTINCT" in query["sql"] and "leaderboard_entry" in query["sql"]]
+    assert next(slug for slug, _ in home_sections(client.get("/").content.decode())) == "cifar10"
 
 
 def test_home_after_make_run_opens_on_the_digits_boards(client, db, tmp_path):

@@ -280,3 +280,19 @@ def test_an_entry_is_ranked_as_its_row_on_the_policy_boards(client):
     ranks = selectors.entry_policy_ranks(Entry.objects.get(id=entry_id))
 
     assert (ranks["spot-today"].rank, ranks["spot-today"].board_size) == (5, document["count"])
+
+
+def test_a_refresh_of_more_ids_than_a_query_holds_prices_each_and_drops_the_unpriceable(client, monkeypatch):
+    """A price change can touch every entry of a board: the ids go a few thousand a query (here 3), and an entry
+    that lost its match loses its row whichever batch it falls in."""
+    matched_board(4)
+    ids = sorted(EntryCatalogCost.objects.values_list("entry_id", flat=True))
+    unmatched = ids[4]
+    HardwareMatch.objects.filter(entry_id=unmatched).delete()
+    EntryCatalogCost.objects.exclude(entry_id=unmatched).delete()
+    monkeypatch.setattr("leaderboard.services.policy_costs.PRICED_AT_ONCE", 3)
+
+    priced = entry_policy_costs_refresh(entry_ids=ids)
+
+    assert priced == len(ids) - 1
+    assert sorted(EntryCatalogCost.objects.values_list("entry_id", flat=True)) == [i for i in ids if i != unmatched]

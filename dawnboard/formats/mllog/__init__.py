@@ -9,6 +9,7 @@ from dawnboard.formats.mllog.log import (
     MAX_LOG_LINES,
     MAX_MLLOG_RECORDS,
     read_mllog,
+    read_records,
     write_mllog,
 )
 from dawnboard.formats.mllog.tree import (
@@ -33,6 +34,7 @@ __all__ = [
     "ResultFile",
     "ResultSet",
     "read_mllog",
+    "read_records",
     "read_results_tree",
     "write_mllog",
 ]

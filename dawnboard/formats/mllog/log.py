@@ -89,6 +89,23 @@ def read_mllog(data: bytes, *, file_name: str) -> MllogLog:
     )
 
 
+def read_records(data: bytes, *, file_name: str) -> list[MllogRecord]:
+    """Every record of an `:::MLLOG` file in file order, checked for size and for each record's shape alone (what
+    `read_mllog` checks first): the reading of a log of another kind, such as MLPerf LoadGen's detail log.
+
+    Raises:
+        RejectedInput: as `read_mllog`, before its checks of a training run.
+    """
+    _check_size(data)
+    issues = IssueCounter()
+    records, _ = _read_records(data, issues)
+    if issues.per_code:
+        raise RejectedInput(*issues.issues())
+    if not records:
+        raise RejectedInput(Issue(ErrorCode.EMPTY_LOG, f"{file_name} has no {MARKER.decode().strip()} record."))
+    return records
+
+
 def write_mllog(records: Iterable[tuple[str, Any, float, Mapping[str, Any]]]) -> bytes:
     """The log of (key, value, time_ms, metadata) records, one `:::MLLOG` line each, as `mlperf_logging.mllog`
     writes them; `read_mllog` reads it back record for record."""

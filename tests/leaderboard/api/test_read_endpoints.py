@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 from django.core.management import call_command
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
 from dawnboard.metrics import LEADERBOARD_METRICS
@@ -133,6 +135,18 @@ def test_entries_list_filters(anonymous_client, four_entries, query, expected):
 
     assert body["count"] == len(expected)
     assert {entry["id"] for entry in body["results"]} == {four_entries[name] for name in expected}
+
+
+def test_entries_list_of_a_task_counts_its_entries_without_reading_their_submissions(anonymous_client, four_entries):
+    """The count of a page reads the entries alone: at 100,000 entries a task, joining each to its submission and
+    task made it a scan of the table (250 ms against 20 ms off the index of the task's newest entries)."""
+    with CaptureQueriesContext(connection) as queries:
+        body = anonymous_client.get(ENTRIES_URL, {"task": "cifar10"}).json()
+
+    (count,) = [query["sql"] for query in queries if "COUNT(" in query["sql"]]
+    assert body["count"] == 2 and body["results"][0]["submitter"] is not None
+    assert "leaderboard_submission" not in count and "leaderboard_task" in count  # the task's id, read first
+    assert "JOIN" not in count
 
 
 def test_entries_list_rejects_unknown_track_filter(anonymous_client, four_entries):
