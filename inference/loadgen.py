@@ -175,6 +175,7 @@ def calibrated(settings: LoadGenSettings, answer, items: Sequence[np.ndarray], o
     """`settings` with LoadGen's guesses measured by a short LoadGen test of the same path, run twice, the first
     a warm-up (their logs kept in `out_dir`): the single stream's expected latency (its mean) and the offline rate
     (its samples per second).
+
     LoadGen sizes its schedule from them, and a guess far off leaves a long test short of queries (INVALID) or
     far longer than asked; they bound nothing. The quick profile needs none (its length is its query count),
     and the server's rate is the user's target."""
