@@ -11,10 +11,10 @@ from tests.factories import SubmitterFactory
 
 SAMPLE_DIR = Path(__file__).resolve().parents[1].parent / "shared" / "dawnbench-sample"
 
-if os.environ.get("PYTEST_XDIST_WORKER"):
-    # Each pytest-xdist worker has about one core of its own: torch runs one thread in it and in the commands its
-    # tests start (torch reads this when it is first imported, after this file), since two OpenMP threads per
-    # worker, each spinning while it waits for the other, slow every worker down on a machine of few cores.
+if int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1:
+    # Each of several pytest-xdist workers has about one core of its own: torch runs one thread in it and in the
+    # commands its tests start (torch reads this when it is first imported, after this file), since two OpenMP
+    # threads per worker, each spinning while it waits for the other, slow every worker down on few cores.
     os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 
