@@ -48,7 +48,7 @@ import torch  # noqa: E402
 
 from benchmarks.runner.config import Device, RunConfig  # noqa: E402
 from benchmarks.runner.job import reference_run  # noqa: E402
-from benchmarks.runner.loop import mixed_precision, training_step  # noqa: E402
+from benchmarks.runner.loop import mixed_precision, model_on, synchronize, training_step  # noqa: E402
 from benchmarks.workloads import workload_class  # noqa: E402
 from benchmarks.workloads.squad import SquadBatch  # noqa: E402
 
@@ -66,6 +66,11 @@ class RealShapes:
     recipe: str
     make: Callable[[int, torch.Generator], tuple[object, object]]  # (batch size, generator) -> (workload, batch)
     cpu_batch: int | None = None  # a smaller batch on the CPU; None: the recipe's
+
+    @property
+    def batch_size(self) -> int:
+        """The recipe's batch."""
+        return workload_class(self.task, self.recipe)().batch_size
 
 
 def _with_synthetic_batch(task: str, recipe: str) -> Callable[[int, torch.Generator], tuple[object, object]]:
@@ -121,11 +126,9 @@ def items_per_second(network: RealShapes, device: torch.device, batch_size: int 
     """The job's training step, timed over `steps` after two warm-up steps (cuDNN's autotuning, the allocator)."""
     torch.manual_seed(0)
     generator = torch.Generator().manual_seed(0)
-    probe, _ = network.make(1, generator)
-    size = batch_size or probe.batch_size
+    size = batch_size or network.batch_size
     workload, batch = network.make(size, generator)
-    model = workload.build_model()
-    model = model.to(device, memory_format=torch.channels_last) if workload.channels_last else model.to(device)
+    model = model_on(workload, device)
     model.train()
     optimizer, schedule = workload.build_optimizer(model, steps_per_epoch=100)
     augmentation = torch.Generator(device=device).manual_seed(0)
@@ -141,11 +144,6 @@ def items_per_second(network: RealShapes, device: torch.device, batch_size: int 
         step()
     synchronize(device)
     return steps * size / (time.perf_counter() - started)
-
-
-def synchronize(device: torch.device) -> None:
-    if device.type == "cuda":
-        torch.cuda.synchronize(device)
 
 
 def section_machine(device: torch.device) -> None:
@@ -166,7 +164,7 @@ def section_steps(device: torch.device) -> None:
     on_gpu = device.type == "cuda"
     print(f"  {'network':18} {'batch':>6} {'GPU items/s':>12} {'CPU batch':>10} {'CPU items/s':>12} {'ratio':>7}")
     for network in NETWORKS:
-        batch = network.make(1, torch.Generator())[0].batch_size
+        batch = network.batch_size
         fast = items_per_second(network, device, None, GPU_STEPS) if on_gpu else None
         slow = items_per_second(network, torch.device("cpu"), network.cpu_batch, CPU_STEPS)
         gpu_cells = f"{batch:>6} {fast:>12,.0f}" if fast else f"{'':>6} {'-':>12}"
@@ -176,17 +174,9 @@ def section_steps(device: torch.device) -> None:
 
 
 def section_jobs(device: torch.device) -> None:
-    from tests.benchmarks.cifar10 import fixtures as cifar10
-    from tests.benchmarks.imagenet import fixtures as imagenet
-    from tests.benchmarks.squad import fixtures as squad
+    from tests.benchmarks.tiny_datasets import TINY_DATASETS
 
-    recipes = {
-        ("digits", "cnn"): (None, {}),  # real data, so trained to its threshold
-        ("cifar10", "resnet9"): (cifar10.write_tiny_cifar10, cifar10.TINY_OVERRIDES),
-        ("cifar10", "resnet164"): (cifar10.write_tiny_cifar10, cifar10.TINY_OVERRIDES),
-        ("imagenet", "resnet50"): (imagenet.write_tiny_imagenet, imagenet.TINY_OVERRIDES),
-        ("squad", "bidaf"): (squad.write_tiny_squad, squad.TINY_OVERRIDES),
-    }
+    recipes = {("digits", "cnn"): (None, {}), **TINY_DATASETS}  # digits' data is real: trained to its threshold
     failed = []
     with tempfile.TemporaryDirectory() as folder:
         for (task, recipe), (write, overrides) in recipes.items():
@@ -270,16 +260,12 @@ def section_loadgen(device: torch.device) -> None:
     with tempfile.TemporaryDirectory() as folder:
         for task, recipe, count, batch_size in LOADGEN_NETWORKS:
             network = next(network for network in NETWORKS if (network.task, network.recipe) == (task, recipe))
-            workload, _ = network.make(1, generator)
-            model = workload.build_model().eval()
+            workload, _ = network.make(1, generator)  # a workload ready to build its model
             shape = workload.inference_input_shape
             items = [torch.randn((1, *shape), generator=generator).numpy() for _ in range(count)]
             places = [device, torch.device("cpu")] if device.type == "cuda" else [device]
             for place in places:
-                placed = model.to(
-                    place, memory_format=torch.channels_last if workload.channels_last else torch.preserve_format
-                )
-                answer = torch_answer(placed, place, workload.channels_last)
+                answer = torch_answer(model_on(workload, place).eval(), place, workload.channels_last)
                 out_dir = Path(folder) / f"{recipe}-{place.type}"
                 single = loadgen_test(answer, items, "single-stream", out_dir)
                 on_gpu = place.type == "cuda"

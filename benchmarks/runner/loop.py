@@ -165,7 +165,7 @@ def train_reference(
     threshold = float(current_rules(config.task).threshold)
     with _deterministic(device):
         torch.manual_seed(config.seed)
-        model = None if workload.model_needs_data else _model_on(workload, device)
+        model = None if workload.model_needs_data else model_on(workload, device)
         warmed = _warm_up(workload, model, device, batch_size=batch_size, steps=warm_up_steps)
         gc.collect()  # what earlier runs in this process left for the collector goes now, off the clock
         clock = TrainingClock(device)
@@ -173,7 +173,7 @@ def train_reference(
         load_at_start = load_snapshot()
         clock.start()  # run_start: the data is touched from here on
         workload.load()
-        model = model if model is not None else _model_on(workload, device)
+        model = model if model is not None else model_on(workload, device)
         trained = _data_parallel(model, processes, device)
         run = _Run(config, workload, model, trained, device, processes, clock, progress, batch_size, threshold)
         evaluations = _train(run)
@@ -370,11 +370,11 @@ def _warm_up(workload: Workload, model: nn.Module | None, device: torch.device, 
                 taken += 1
     model.load_state_dict(state)
     model.zero_grad(set_to_none=True)
-    _synchronize(device)
+    synchronize(device)
     return taken
 
 
-def _synchronize(device: torch.device) -> None:
+def synchronize(device: torch.device) -> None:
     if device.type == "cuda":
         torch.cuda.synchronize(device)
 
@@ -389,7 +389,7 @@ def process_batch_size(batch_size: int, processes: Processes) -> int:
     return batch_size // processes.world_size
 
 
-def _model_on(workload: Workload, device: torch.device) -> nn.Module:
+def model_on(workload: Workload, device: torch.device) -> nn.Module:
     """A freshly initialised model on `device` (from torch's global generator, seeded by the job)."""
     model = workload.build_model()
     if workload.channels_last:

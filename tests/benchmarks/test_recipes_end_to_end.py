@@ -12,21 +12,12 @@ from benchmarks.runner.config import RunConfig
 from benchmarks.runner.job import reference_run
 from dawnboard.formats.dawnbench import read_training_log
 from dawnboard.rules import current_rules
-from tests.benchmarks.cifar10 import fixtures as cifar10
-from tests.benchmarks.imagenet import fixtures as imagenet
-from tests.benchmarks.squad import fixtures as squad
-
-RECIPES = {
-    ("cifar10", "resnet9"): (cifar10.write_tiny_cifar10, cifar10.TINY_OVERRIDES),
-    ("cifar10", "resnet164"): (cifar10.write_tiny_cifar10, cifar10.TINY_OVERRIDES),
-    ("imagenet", "resnet50"): (imagenet.write_tiny_imagenet, imagenet.TINY_OVERRIDES),
-    ("squad", "bidaf"): (squad.write_tiny_squad, squad.TINY_OVERRIDES),
-}
+from tests.benchmarks.tiny_datasets import TINY_DATASETS
 
 
-@pytest.mark.parametrize(("task", "recipe"), list(RECIPES))
+@pytest.mark.parametrize(("task", "recipe"), list(TINY_DATASETS))
 def test_one_epoch_of_each_recipe_writes_an_entry_the_board_reads(task, recipe, tmp_path):
-    write_dataset, overrides = RECIPES[(task, recipe)]
+    write_dataset, overrides = TINY_DATASETS[(task, recipe)]
     data_dir = write_dataset(tmp_path / "data")
     config = RunConfig(task=task, recipe=recipe, data_dir=data_dir, max_epochs=1, overrides=dict(overrides))
 
