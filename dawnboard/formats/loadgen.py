@@ -43,6 +43,7 @@ REQUIRED_SETTINGS = ("effective_scenario", "effective_test_mode")
 REQUIRED_RESULTS = ("result_validity", "result_query_count")
 ACCURACY_ONLY = "AccuracyOnly"
 SETTING_PREFIX = "effective_"
+COMMENTARY = "generic_message"  # LoadGen's notes as the test goes, written many times
 
 
 @dataclass(frozen=True)
@@ -101,17 +102,11 @@ def read_loadgen_detail(data: bytes, *, file_name: str = "mlperf_log_detail.txt"
     Raises:
         RejectedInput: the log is unreadable (see `dawnboard.formats.mllog`), cut short or malformed.
     """
-    values: dict[str, Any] = {}
-    lines: dict[str, int] = {}
-    for record in read_records(data, file_name=file_name):
-        if record.key in values and values[record.key] != record.value and record.key != "generic_message":
-            message = (
-                f"Line {record.line}: {record.key} is {shown(repr(record.value))} here and "
-                f"{shown(repr(values[record.key]))} on line {lines[record.key]}."
-            )
-            raise RejectedInput(Issue(ErrorCode.CONFLICTING_VALUES, message, line=record.line, field=record.key))
-        values.setdefault(record.key, record.value)
-        lines.setdefault(record.key, record.line)
+    # Every key but LoadGen's running commentary is written once; written again with another value, the log is
+    # ambiguous.
+    first_of = read_records(data, file_name=file_name, single_valued=lambda key: key != COMMENTARY)
+    values = {key: record.value for key, record in first_of.items()}
+    lines = {key: record.line for key, record in first_of.items()}
     required = REQUIRED_SETTINGS + (() if values.get("effective_test_mode") == ACCURACY_ONLY else REQUIRED_RESULTS)
     for key in required:
         if key not in values:

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from dawnboard.errors import ErrorCode, Issue, IssueCounter, RejectedInput, shown
@@ -73,7 +73,8 @@ def read_mllog(data: bytes, *, file_name: str) -> MllogLog:
     records, record_lines = _read_records(data, issues)
     if not records and not issues.per_code:
         raise RejectedInput(Issue(ErrorCode.EMPTY_LOG, f"{file_name} has no {MARKER.decode().strip()} record."))
-    kept, single_values = _kept_records(records, issues)
+    kept, first_of = _kept_records(records, issues, SINGLE_VALUED_KEYS.__contains__)
+    single_values = {key: record.value for key, record in first_of.items()}
     events = {key: _first(kept, key) for key in EVENTS}
     _check_required(single_values, file_name, issues)
     _check_times(kept, events[RUN_START], events[RUN_STOP], issues)
@@ -89,9 +90,10 @@ def read_mllog(data: bytes, *, file_name: str) -> MllogLog:
     )
 
 
-def read_records(data: bytes, *, file_name: str) -> list[MllogRecord]:
-    """Every record of an `:::MLLOG` file in file order, checked for size and for each record's shape alone (what
-    `read_mllog` checks first): the reading of a log of another kind, such as MLPerf LoadGen's detail log.
+def read_records(data: bytes, *, file_name: str, single_valued: Callable[[str], bool]) -> dict[str, MllogRecord]:
+    """The first record of each key that `single_valued` names, in a log of another kind than a training run's
+    (MLPerf LoadGen's detail log): checked as `read_mllog` checks every log, for size and for each record's shape,
+    and, as it checks its single-valued keys, a key written again with another value refused.
 
     Raises:
         RejectedInput: as `read_mllog`, before its checks of a training run.
@@ -99,11 +101,12 @@ def read_records(data: bytes, *, file_name: str) -> list[MllogRecord]:
     _check_size(data)
     issues = IssueCounter()
     records, _ = _read_records(data, issues)
+    if not records and not issues.per_code:
+        raise RejectedInput(Issue(ErrorCode.EMPTY_LOG, f"{file_name} has no {MARKER.decode().strip()} record."))
+    _, first_of = _kept_records(records, issues, single_valued)
     if issues.per_code:
         raise RejectedInput(*issues.issues())
-    if not records:
-        raise RejectedInput(Issue(ErrorCode.EMPTY_LOG, f"{file_name} has no {MARKER.decode().strip()} record."))
-    return records
+    return first_of
 
 
 def write_mllog(records: Iterable[tuple[str, Any, float, Mapping[str, Any]]]) -> bytes:
@@ -270,12 +273,14 @@ def _add(issues: IssueCounter, code: str, message: str, line: int | None = None,
         issues.listed.append(Issue(code, message, field=field, line=line))
 
 
-def _kept_records(records: list[MllogRecord], issues: IssueCounter) -> tuple[list[MllogRecord], dict[str, Any]]:
-    """The records with each single-valued key's repeats left out, and those keys' values."""
+def _kept_records(
+    records: list[MllogRecord], issues: IssueCounter, single_valued: Callable[[str], bool]
+) -> tuple[list[MllogRecord], dict[str, MllogRecord]]:
+    """The records with each single-valued key's repeats left out, and each such key's first record."""
     kept: list[MllogRecord] = []
     first_of: dict[str, MllogRecord] = {}
     for record in records:
-        if record.key not in SINGLE_VALUED_KEYS:
+        if not single_valued(record.key):
             kept.append(record)
             continue
         first = first_of.get(record.key)
@@ -288,7 +293,7 @@ def _kept_records(records: list[MllogRecord], issues: IssueCounter) -> tuple[lis
                 f"line {first.line} wrote {shown(_described(first))}."
             )
             _add(issues, ErrorCode.CONFLICTING_VALUES, message, record.line, record.key)
-    return kept, {key: record.value for key, record in first_of.items()}
+    return kept, first_of
 
 
 def _identity(record: MllogRecord) -> tuple:

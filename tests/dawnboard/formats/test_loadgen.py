@@ -160,7 +160,9 @@ def test_a_key_written_twice_with_another_value_is_refused_with_both_lines():
 
     (issue,) = rejected.value.issues
     assert (issue.code, issue.field) == (ErrorCode.CONFLICTING_VALUES, "result_validity")
-    assert "'INVALID'" in issue.message and "'VALID'" in issue.message
+    # Worded as a training log's conflict is (the same reader): both values, both lines.
+    assert issue.message == 'Line 18: result_validity is written again with "INVALID"; line 5 wrote "VALID".'
+    assert issue.line == 18
 
 
 @pytest.mark.parametrize(("data", "code"), [(b"", ErrorCode.EMPTY_LOG), (b"no records here\n", ErrorCode.EMPTY_LOG)])
