@@ -1,16 +1,21 @@
-"""The inference harness's mean latency as a ratio to a bare `session.run` loop over the same inputs.
+"""The inference harness's mean latency, and LoadGen's, as ratios to a bare `session.run` loop over the same inputs.
 
 For the digits CNN (0.05 ms an item: where any overhead shows) and ResNet-9 at 32x32, exported to ONNX
 with random weights, in the same run:
 
 * baseline: a bare loop over the evaluation items already turned into numpy arrays:
   `perf_counter_ns(); session.run(None, {name: x}); perf_counter_ns()`;
-* ours: `inference.harness.measure` over the workload's own items through `OnnxBackend.run`, timing the
-  backend call alone as `measure_inference` does.
+* ours, one `inference.harness.measure` in the single-stream scenario (quick profile), as `measure_inference`
+  runs it, which gives two figures:
+  - the harness's mean: its timed pass (DAWNBench's latency, the entry's), its own loop answering one item at a
+    time, each backend call (`OnnxBackend.run`) timed alone; goal at most 1.03;
+  - LoadGen's mean: its performance test's, each query timed by LoadGen from its issue to its completion, its
+    own bookkeeping and the Python callback included; goal at most 1.05. The difference from the bare call is
+    printed in microseconds: what LoadGen's bookkeeping costs a query. Beside it, LoadGen's floor: its mean when
+    the model is a function answering nothing at once, which is LoadGen and the harness's callback alone.
 
-Both use one onnxruntime session per model, the same thread count, and leave out the same warm-up items;
-they alternate `--rounds` times and the ratio printed is the median of the paired ratios of means. The
-goal is at most 1.03.
+Both sides use one onnxruntime session per model, the same thread count, and leave out the same warm-up items;
+they alternate `--rounds` times and each ratio printed is the median of the paired ratios of means.
 
 Usage: .venv/bin/python bench/latency_overhead.py [--rounds 9] [--threads N] [--items 450]
 """
@@ -38,6 +43,7 @@ from benchmarks.workloads.digits import DigitsCNNWorkload  # noqa: E402
 from inference.backends import OnnxBackend  # noqa: E402
 from inference.export import write_onnx  # noqa: E402
 from inference.harness import measure  # noqa: E402
+from inference.loadgen import LoadGenSettings, loadgen_run  # noqa: E402
 
 WARMUP = 10
 
@@ -57,8 +63,22 @@ def bare_mean_ms(backend: OnnxBackend, arrays: list[np.ndarray]) -> float:
     return statistics.fmean(latencies[WARMUP:]) / 1e6
 
 
-def harness_mean_ms(backend: OnnxBackend, items: list[tuple[torch.Tensor, torch.Tensor]]) -> float:
-    return measure(backend.run, items, top_k=1, warmup=WARMUP).latency.mean_ms
+def harness_mean_ms(backend: OnnxBackend, arrays: list[np.ndarray], loadgen_means: list[float]) -> float:
+    """The harness's mean (its timed pass's); LoadGen's mean of the same measurement goes to `loadgen_means`."""
+    settings = LoadGenSettings.of("single-stream", items=len(arrays), quick=True)
+    with tempfile.TemporaryDirectory() as logs:
+        labels = np.zeros(len(arrays), dtype=np.int64)
+        measurement = measure(backend.run, arrays, labels, settings, Path(logs), top_k=1, warmup=WARMUP)
+    loadgen_means.append(measurement.performance.test.mean_ms)
+    return measurement.latency.mean_ms
+
+
+def loadgen_floor_us(arrays: list[np.ndarray]) -> float:
+    """LoadGen's single-stream mean, in us, with a model answering nothing at once: its own cost a query."""
+    nothing = np.zeros((1, 10), dtype=np.float32)
+    settings = LoadGenSettings.of("single-stream", items=max(len(arrays), 2000), quick=True)
+    with tempfile.TemporaryDirectory() as logs:
+        return 1000 * loadgen_run(lambda _batch: nothing, arrays, settings, Path(logs)).test.mean_ms
 
 
 def main() -> None:
@@ -81,15 +101,26 @@ def main() -> None:
         for label, model, shape, items in cases:
             backend = OnnxBackend(exported(model, shape, Path(folder) / "model.onnx"), threads=args.threads)
             arrays = [np.ascontiguousarray(inputs.numpy(), dtype=np.float32) for inputs, _ in items]
+            loadgen_means: list[float] = []
             pairs = alternating_pairs(
-                partial(harness_mean_ms, backend, items), partial(bare_mean_ms, backend, arrays), rounds=args.rounds
+                partial(harness_mean_ms, backend, arrays, loadgen_means),
+                partial(bare_mean_ms, backend, arrays),
+                rounds=args.rounds,
             )
+            bare = [bare for _, bare in pairs]
             ratios = [ours / bare for ours, bare in pairs]
+            loadgen_ratios = [ours / bare for ours, bare in zip(loadgen_means, bare, strict=True)]
+            bookkeeping_us = [1000 * (ours - bare) for ours, bare in zip(loadgen_means, bare, strict=True)]
             print(
-                f"{label}: harness {statistics.median(o for o, _ in pairs):.4f} ms, bare session.run "
-                f"{statistics.median(b for _, b in pairs):.4f} ms (medians of {len(items) - WARMUP} items x "
-                f"{args.rounds}); ratio {statistics.median(ratios):.3f} (paired {min(ratios):.3f} to "
-                f"{max(ratios):.3f}; goal <= 1.03)"
+                f"{label}: bare session.run {statistics.median(bare):.4f} ms (median of {len(items) - WARMUP} items "
+                f"x {args.rounds})\n"
+                f"  harness (timed pass)    {statistics.median(o for o, _ in pairs):.4f} ms: ratio "
+                f"{statistics.median(ratios):.3f} (paired {min(ratios):.3f} to {max(ratios):.3f}; goal <= 1.03)\n"
+                f"  LoadGen single stream   {statistics.median(loadgen_means):.4f} ms: ratio "
+                f"{statistics.median(loadgen_ratios):.3f} (paired {min(loadgen_ratios):.3f} to "
+                f"{max(loadgen_ratios):.3f}; goal <= 1.05); LoadGen's bookkeeping "
+                f"{statistics.median(bookkeeping_us):.1f} us a query (its floor, answering nothing: "
+                f"{loadgen_floor_us(arrays):.1f} us)"
             )
 
 

@@ -11,9 +11,11 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import onnx
 import torch
 
@@ -30,13 +32,19 @@ from dawnboard.formats.dawnbench import write_entry
 from dawnboard.ingest import validate_dawnbench_files
 from dawnboard.recipes import recipe_named
 from dawnboard.rules import Track, current_rules, rules_catalog
-from dawnboard.scoring import inference_cost_usd_per_10k, inference_cost_usd_per_item, shortest_decimal
+from dawnboard.scoring import (
+    inference_cost_usd_per_10k,
+    inference_cost_usd_per_10k_at_throughput,
+    inference_cost_usd_per_item,
+    shortest_decimal,
+)
 from dawnboard.validation import IngestRejection, IngestResult
 from inference.backends import OnnxBackend, TorchBackend
 from inference.checkpoint import checkpoint_read
 from inference.errors import InferenceError, InferenceErrorCode
 from inference.harness import PREPROCESSING, Measurement, measure
-from inference.options import Backend, MeasureOptions, Price
+from inference.loadgen import LoadGenSettings
+from inference.options import Backend, MeasureOptions, Price, Scenario
 
 
 @dataclass(frozen=True)
@@ -73,6 +81,13 @@ class MeasurementReport:
             "price": self.price.as_dict() if self.price else None,
             "entry_path": str(self.entry_path),
             "record_path": str(self.record_path),
+            "scenario": self.record["scenario"],
+            "samples_per_second": self.record["samples_per_second"],
+            "queries_per_second": self.record["queries_per_second"],
+            "cost_usd_per_10k_at_throughput": self.record["cost_usd_per_10k_at_throughput"],
+            "loadgen": {
+                key: self.record["loadgen"][key] for key in ("valid", "summary_path", "detail_path", "settings")
+            },
         }
 
 
@@ -100,31 +115,37 @@ def measurement_run(
 def _measurement_run(options, out_dir, *, price, progress, author, email) -> MeasurementReport:
     backend, workload = _backend_and_workload(options)
     backend.check_input((1, *workload.inference_input_shape))
+    batch_size = options.batch_size or workload.batch_size
+    if options.scenario is Scenario.OFFLINE:
+        backend.check_input((batch_size, *workload.inference_input_shape))
     if "workers" in workload.config:
-        # Items are decoded in this process, between two timed calls: no loader process competes with one.
+        # Items are decoded in this process, before LoadGen starts: no loader process competes with a query.
         workload.config["workers"] = 0
     try:
         workload.load()
     except DatasetMissing as error:
         raise InferenceError(InferenceErrorCode.DATASET_MISSING, str(error)) from None
+    items, labels = _items(workload, options.limit)
     rules = current_rules(options.task)
     top_k = 5 if rules.log_column == "top5Accuracy" else 1
+    chosen = {"latency_bound_ms": options.latency_bound_ms} if options.scenario is Scenario.SERVER else {}
+    if options.scenario is Scenario.OFFLINE:
+        chosen["batch_size"] = min(batch_size, len(items))
+    settings = LoadGenSettings.of(str(options.scenario), items=len(items), quick=options.quick, **chosen)
     measurement = measure(
         backend.run,
-        workload.evaluation_batches(1),
+        items,
+        labels,
+        settings,
+        out_dir / "loadgen",
         top_k=top_k,
         warmup=options.warmup,
-        limit=options.limit,
         progress=progress,
     )
     threshold = float(rules.threshold)
-    latency = measurement.latency
-    cost_per_item = cost_per_10k = None
-    if price is not None:
-        cost_per_item = inference_cost_usd_per_item(
-            latency_ms=shortest_decimal(latency.mean_ms), usd_per_hour=price.usd_per_hour
-        )
-        cost_per_10k = inference_cost_usd_per_10k(cost_usd_per_item=cost_per_item)
+    latency, test = measurement.latency, measurement.performance.test
+    throughput = test.samples_per_second if options.scenario is Scenario.OFFLINE else None
+    costs = _costs(price, mean_ms=latency.mean_ms, samples_per_second=throughput)
     facts = machine_facts("cpu")
     facts["threads"] = backend.threads
     document = {
@@ -139,14 +160,16 @@ def _measurement_run(options, out_dir, *, price, progress, author, email) -> Mea
         "latency": latency.mean_ms,
         rules.inference_fields[0]: measurement.accuracy,
         "misc": {
-            "measured by": "Dawnboard's inference harness",
+            "measured by": "Dawnboard's inference harness, driven by MLPerf LoadGen",
             "items": measurement.items,
             "threads": backend.threads,
+            "scenario": str(options.scenario),
         },
     }
-    if cost_per_item is not None:
-        document["cost"] = float(cost_per_item)
+    if costs.per_item is not None:
+        document["cost"] = float(costs.per_item)
     entry_bytes = write_entry(document)
+    loadgen = _loadgen_record(measurement)
     record = {
         "task": options.task,
         "recipe": workload.recipe,
@@ -154,22 +177,28 @@ def _measurement_run(options, out_dir, *, price, progress, author, email) -> Mea
         "backend_version": backend.version,
         "model_path": str(options.model),
         "model_sha256": hashlib.sha256(options.model.read_bytes()).hexdigest(),
+        "scenario": str(options.scenario),
         "items": measurement.items,
         "warmup": measurement.warmup,
         "timed_items": latency.items,
         "limit": options.limit,
         "threads": backend.threads,
-        "batch_size": 1,
+        "batch_size": measurement.settings.batch_size,
         "latency_ms": latency.percentiles(),
         "histogram": latency.histogram(),
-        "accuracy": measurement.accuracy,
+        "accuracy": measurement.accuracy,  # LoadGen's accuracy pass
+        "timed_pass_accuracy": 100.0 * measurement.timed_pass_correct / measurement.items,
         "top_k": measurement.top_k,
         "threshold": threshold,
         "meets_threshold": measurement.accuracy >= threshold,
-        "cost_usd_per_item": float(cost_per_item) if cost_per_item is not None else None,
-        "cost_usd_per_10k": float(cost_per_10k) if cost_per_10k is not None else None,
+        "samples_per_second": throughput,
+        "queries_per_second": _held_rate(measurement),
+        "cost_usd_per_item": _number(costs.per_item),
+        "cost_usd_per_10k": _number(costs.per_10k),
+        "cost_usd_per_10k_at_throughput": _number(costs.per_10k_at_throughput),
         "price": price.as_dict() if price else None,
         "preprocessing": PREPROCESSING,
+        "loadgen": loadgen,
         "machine": facts,
         "versions": library_versions(),
         "measured_at": datetime.now(UTC).isoformat(),
@@ -193,6 +222,81 @@ def _measurement_run(options, out_dir, *, price, progress, author, email) -> Mea
         record_path=record_path,
         verdict=verdict,
     )
+
+
+@dataclass(frozen=True)
+class _Costs:
+    per_item: Decimal | None = None  # at single stream: the mean latency's
+    per_10k: Decimal | None = None
+    per_10k_at_throughput: Decimal | None = None  # offline: 10,000 items at the measured samples per second
+
+
+def _costs(price: Price | None, *, mean_ms: float, samples_per_second: float | None) -> _Costs:
+    """Both inference costs by the rules package's formulas, where there is a price (and, at throughput, a rate)."""
+    if price is None:
+        return _Costs()
+    per_item = inference_cost_usd_per_item(latency_ms=shortest_decimal(mean_ms), usd_per_hour=price.usd_per_hour)
+    at_throughput = None
+    if samples_per_second:
+        at_throughput = inference_cost_usd_per_10k_at_throughput(
+            samples_per_second=shortest_decimal(samples_per_second), usd_per_hour=price.usd_per_hour
+        )
+    return _Costs(per_item, inference_cost_usd_per_10k(cost_usd_per_item=per_item), at_throughput)
+
+
+def _number(value: Decimal | None) -> float | None:
+    return float(value) if value is not None else None
+
+
+def _held_rate(measurement: Measurement) -> float | None:
+    """The server's highest rate LoadGen judged VALID (its scheduled queries per second); None otherwise."""
+    if measurement.settings.scenario != "server" or not measurement.valid:
+        return None
+    return measurement.performance.test.scheduled_queries_per_second
+
+
+def _loadgen_record(measurement: Measurement) -> dict[str, Any]:
+    """What the record keeps of LoadGen: its verdict, its figures, its logs (path and sha256), the settings."""
+    outcome, test = measurement.performance, measurement.performance.test
+    return {
+        "valid": test.valid,
+        "scenario": test.scenario,
+        "mode": test.mode,
+        "version": test.loadgen_version,
+        "query_count": test.query_count,
+        "latency_ms": {
+            "mean": test.mean_ms,
+            "min": test.min_ms,
+            "max": test.max_ms,
+            **{f"p{percentile.removesuffix('.00')}": value for percentile, value in test.percentiles_ms.items()},
+        },
+        "early_stopping_p90_ms": test.early_stopping_p90_ms,
+        "samples_per_second": test.samples_per_second,
+        "scheduled_queries_per_second": test.scheduled_queries_per_second,
+        "completed_queries_per_second": test.completed_queries_per_second,
+        "min_duration_met": test.min_duration_met,
+        "min_queries_met": test.min_queries_met,
+        "early_stopping_met": test.early_stopping_met,
+        "problems": [issue.as_dict() for issue in test.problems(scenario=measurement.settings.scenario)],
+        "settings": measurement.settings.as_dict(),
+        "server_tries": [attempt.as_dict() for attempt in measurement.server_tries],
+        "summary_path": str(outcome.summary_path),
+        "detail_path": str(outcome.detail_path),
+        "summary_sha256": hashlib.sha256(outcome.summary_path.read_bytes()).hexdigest(),
+        "detail_sha256": hashlib.sha256(outcome.detail_path.read_bytes()).hexdigest(),
+    }
+
+
+def _items(workload: Workload, limit: int | None) -> tuple[list[np.ndarray], np.ndarray]:
+    """The evaluation set's items as LoadGen's sample library holds them (each an array of batch 1), in order,
+    and their labels; the first `limit` only when given."""
+    arrays, labels = [], []
+    for inputs, label in workload.evaluation_batches(1):
+        if limit is not None and len(arrays) >= limit:
+            break
+        arrays.append(np.ascontiguousarray(inputs.numpy(), dtype=np.float32))
+        labels.append(int(label[0]))
+    return arrays, np.asarray(labels, dtype=np.int64)
 
 
 def _backend_and_workload(options: MeasureOptions) -> tuple[OnnxBackend | TorchBackend, Workload]:

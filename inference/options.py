@@ -6,11 +6,22 @@ without loading the harness, which `inference.job` imports when a measurement st
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from decimal import Decimal
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
+
+from inference.errors import InferenceError, InferenceErrorCode
+
+
+class Scenario(StrEnum):
+    """MLPerf Inference's scenarios, as LoadGen runs them (`inference.loadgen`)."""
+
+    SINGLE_STREAM = "single-stream"  # one query of one item at a time: latency
+    OFFLINE = "offline"  # one query of every item, answered in batches: samples per second
+    SERVER = "server"  # Poisson arrivals under a latency bound: the highest rate held
 
 
 class Backend(StrEnum):
@@ -32,6 +43,10 @@ class Price:
 
 @dataclass(frozen=True)
 class MeasureOptions:
+    """What `measure_inference` is asked for. `quick`: LoadGen's quick profile instead of MLPerf's minimums
+    (600 s, 1024 single-stream queries); `batch_size`: offline's batch (None: the recipe's training batch);
+    `latency_bound_ms`: the server's 99th-percentile bound."""
+
     task: str
     model: Path
     backend: Backend = Backend.ONNXRUNTIME
@@ -39,3 +54,19 @@ class MeasureOptions:
     threads: int = 1
     warmup: int = 10
     limit: int | None = None
+    scenario: Scenario = Scenario.SINGLE_STREAM
+    quick: bool = False
+    batch_size: int | None = None
+    latency_bound_ms: float | None = None
+
+    def __post_init__(self):
+        """Raises InferenceError (`invalid_setting`) for settings LoadGen cannot run."""
+        problem = None
+        if self.batch_size is not None and self.batch_size < 1:
+            problem = f"--batch-size must be at least 1, not {self.batch_size}."
+        elif self.latency_bound_ms is not None and not (0 < self.latency_bound_ms < math.inf):
+            problem = f"--latency-bound-ms must be a number of ms above 0, not {self.latency_bound_ms}."
+        elif self.scenario is Scenario.SERVER and self.latency_bound_ms is None:
+            problem = "The server scenario needs --latency-bound-ms (the bound on its 99th percentile)."
+        if problem:
+            raise InferenceError(InferenceErrorCode.INVALID_SETTING, problem)

@@ -85,6 +85,7 @@ class MeasurementOutcome:
     document: dict
     errors: list[dict] = field(default_factory=list)
     submission: dict | None = None
+    loadgen: dict = field(default_factory=dict)  # the record's account of the LoadGen test
 
 
 def measurement_execute(
@@ -97,8 +98,8 @@ def measurement_execute(
     submit: bool = False,
     progress=None,
 ) -> MeasurementOutcome:
-    """Price, measure, and (if asked and the model meets the threshold) submit: what the command and the Celery
-    task both run.
+    """Price, measure, and (if asked, the model meets the threshold and LoadGen judged the test VALID) submit: what
+    the command and the Celery task both run.
 
     Raises:
         InferenceError: with its code, before anything is written.
@@ -115,7 +116,10 @@ def measurement_execute(
     )
     report = measurement_run(options, out_dir, price=price, progress=progress)
     errors = [] if report.verdict.accepted else [issue.as_dict() for issue in report.verdict.errors]
+    errors += report.record["loadgen"]["problems"]  # LoadGen judged the test INVALID, or counted errors
     submission = None
     if submit and not errors:
         submission = measurement_submit(report=report).summary()
-    return MeasurementOutcome(document=report.as_dict(), errors=errors, submission=submission)
+    return MeasurementOutcome(
+        document=report.as_dict(), errors=errors, submission=submission, loadgen=report.record["loadgen"]
+    )

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from celery import shared_task
 
-from inference.options import Backend, MeasureOptions
+from inference.options import Backend, MeasureOptions, Scenario
 from inference.services import MEASURE_TASK, measurement_execute
 
 
@@ -27,6 +27,10 @@ def measure_inference_task(
     cost_per_hour: str | None = None,
     out: str | None = None,
     submit: bool = False,
+    scenario: str = Scenario.SINGLE_STREAM.value,
+    quick: bool = False,
+    batch_size: int | None = None,
+    latency_bound_ms: float | None = None,
 ) -> dict:
     options = MeasureOptions(
         task=task,
@@ -36,6 +40,10 @@ def measure_inference_task(
         threads=threads or os.cpu_count() or 1,
         warmup=warmup,
         limit=limit,
+        scenario=Scenario(scenario),
+        quick=quick,
+        batch_size=batch_size,
+        latency_bound_ms=latency_bound_ms,
     )
     outcome = measurement_execute(
         options=options,

@@ -120,6 +120,7 @@ def entry_detail(request, pk: int):
             scale=version.scale,
         )
     accounting = selectors.entry_accounting(entry)
+    board_ranks = selectors.entry_board_ranks(entry)
     latency = selectors.entry_latency_distribution(entry)
     latency_figure = None
     if latency is not None and latency.histogram_counts:
@@ -141,9 +142,9 @@ def entry_detail(request, pk: int):
         "board_url": _board_url(version.task.slug, TRAINING_TIME if entry.is_training else INFERENCE_LATENCY),
         "ranks": [
             {"place": place, "url": _board_url(entry.task.slug, place.metric, rank=place.rank, stat=place.latency_stat)}
-            for place in selectors.entry_board_ranks(entry)
+            for place in board_ranks
         ],
-        "costs": _costs_with_ranks(entry, accounting.costs),
+        "costs": _costs_with_ranks(entry, accounting.costs, board_ranks=board_ranks),
         "price_warning": accounting.price_warning,
         "footprint": accounting.footprint,
         "match": accounting.match,
@@ -288,10 +289,12 @@ def _run_curve(run, *, name: str) -> charts.Curve:
     )
 
 
-def _costs_with_ranks(entry: Entry, costs: list) -> list[dict]:
+def _costs_with_ranks(entry: Entry, costs: list, *, board_ranks: list) -> list[dict]:
     """Each policy's cost of the entry, with the entry's rank on the cost board that policy prices (the API's
-    `?cost_basis=` board)."""
-    ranks = selectors.entry_policy_ranks(entry) if entry.status == Entry.Status.ACCEPTED else {}
+    `?cost_basis=` board); `board_ranks` already hold the as-submitted one."""
+    ranks = (
+        selectors.entry_policy_ranks(entry, board_ranks=board_ranks) if entry.status == Entry.Status.ACCEPTED else {}
+    )
     metric = TRAINING_COST if entry.is_training else INFERENCE_COST
     board_api = reverse("api:leaderboard", args=[entry.task.slug, metric.slug])
     return [

@@ -4,7 +4,9 @@
   (DAWNBench's rule; validation time is excluded by the submitter's clock);
 - training cost: hours x USD per hour (x machines);
 - inference cost per item: latency x the price of one second of the machine(s);
-- inference cost per 10,000 items: cost per item x 10,000 (DAWNBench's board unit).
+- inference cost per 10,000 items: cost per item x 10,000 (DAWNBench's board unit); at single stream (DAWNBench's,
+  one item at a time) the item's cost is its mean latency's, at throughput (items served in batches, MLPerf's
+  Offline) the machine's time per item is 1 / samples per second.
 """
 
 from __future__ import annotations
@@ -51,3 +53,13 @@ def inference_cost_usd_per_item(*, latency_ms: Decimal, usd_per_hour: Decimal, m
 
 def inference_cost_usd_per_10k(*, cost_usd_per_item: Decimal) -> Decimal:
     return cost_usd_per_item * ITEMS_PER_INFERENCE_COST
+
+
+def inference_cost_usd_per_10k_at_throughput(
+    *, samples_per_second: Decimal, usd_per_hour: Decimal, machines: int = 1
+) -> Decimal:
+    """What 10,000 items cost when the machine(s) answer `samples_per_second` of them, in batches: the hours
+    10,000 items hold the machine(s) x their price."""
+    if samples_per_second <= 0:
+        raise ValueError(f"A throughput must be above 0 samples per second, not {samples_per_second}.")
+    return ITEMS_PER_INFERENCE_COST / samples_per_second * usd_per_hour * machines / SECONDS_PER_HOUR

@@ -65,11 +65,15 @@ def entry_board_ranks(entry: Entry) -> list[EntryRank]:
     return ranks
 
 
-def entry_policy_ranks(entry: Entry) -> dict[str, EntryRank]:
+def entry_policy_ranks(entry: Entry, *, board_ranks: list[EntryRank] | None = None) -> dict[str, EntryRank]:
     """The entry's rank on its track's cost board under each price policy, by policy, each counted along its index:
-    as-submitted the entries' own, the catalog policies their stored costs'. None for an entry on no board."""
+    as-submitted the entries' own, the catalog policies their stored costs'. None for an entry on no board.
+
+    `board_ranks`, the entry's `entry_board_ranks` where the caller has them, already hold the as-submitted
+    cost board's rank: it is taken from them rather than counted a second time (a count of the whole board)."""
     metric = next(metric for metric in LEADERBOARD_METRICS.values() if metric.is_cost and metric.track == entry.track)
-    ranks = {AS_SUBMITTED: entry_rank(entry, metric=metric)}
+    counted = next((place for place in board_ranks or [] if place.metric == metric), None)
+    ranks = {AS_SUBMITTED: counted or entry_rank(entry, metric=metric)}
     if not _on_current_boards(entry):
         return ranks
     return ranks | {policy: _policy_rank(entry, metric, policy) for policy in POLICY_COST_FIELDS}

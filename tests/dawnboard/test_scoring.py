@@ -13,6 +13,7 @@ from dawnboard.scoring import (
     first_crossing,
     hours_of,
     inference_cost_usd_per_10k,
+    inference_cost_usd_per_10k_at_throughput,
     inference_cost_usd_per_item,
     seconds_of,
     shortest_decimal,
@@ -159,6 +160,21 @@ def test_inference_cost_per_10k_is_latency_times_items_times_price_per_second():
     per_item = inference_cost_usd_per_item(latency_ms=Decimal(9), usd_per_hour=Decimal("0.90"))
 
     assert inference_cost_usd_per_10k(cost_usd_per_item=per_item) == Decimal("0.0225")
+
+
+def test_cost_at_throughput_is_the_machine_time_of_10k_items_at_the_measured_rate():
+    # 400 samples/s: 25 s for 10,000 items = 25/3600 h x 0.90 USD/h = 0.00625 USD; one at a time at 9 ms each
+    # (111 items/s) the same machine costs 0.0225 USD: the batch's advantage is the rate's.
+    at_throughput = inference_cost_usd_per_10k_at_throughput(
+        samples_per_second=Decimal(400), usd_per_hour=Decimal("0.90")
+    )
+
+    assert at_throughput == Decimal("0.00625")
+    assert inference_cost_usd_per_10k_at_throughput(
+        samples_per_second=Decimal(400), usd_per_hour=Decimal("0.90"), machines=2
+    ) == Decimal("0.0125")
+    with pytest.raises(ValueError, match="above 0"):
+        inference_cost_usd_per_10k_at_throughput(samples_per_second=Decimal(0), usd_per_hour=Decimal(1))
 
 
 def test_seconds_and_hours_convert_by_one_constant():

@@ -3,6 +3,7 @@ the entry on the board; and every bad input refused with its code, nothing store
 
 from __future__ import annotations
 
+import hashlib
 import json
 import pickle
 import re
@@ -45,11 +46,16 @@ def export(checkpoint: Path, out: Path, task: str = "digits") -> Path:
     return out
 
 
+SCENARIO_FLAGS = {"single-stream": [], "offline": ["--batch-size", "32"], "server": ["--latency-bound-ms", "50"]}
+
+
 @pytest.mark.django_db
-def test_train_export_measure_and_the_entry_is_on_the_board(checkpoints, tmp_path, client):
+@pytest.mark.parametrize("scenario", list(SCENARIO_FLAGS))
+def test_train_export_measure_and_the_entry_is_on_the_board(checkpoints, tmp_path, client, scenario):
     model = export(checkpoints["trained"], tmp_path / "digits.onnx")
     metadata = {prop.key: prop.value for prop in onnx.load(str(model)).metadata_props}
     assert (metadata["dawnboard.task"], metadata["dawnboard.recipe"]) == ("digits", "cnn")
+    flags = ["--scenario", scenario, "--quick", *SCENARIO_FLAGS[scenario]]
 
     document = json.loads(
         command(
@@ -57,6 +63,7 @@ def test_train_export_measure_and_the_entry_is_on_the_board(checkpoints, tmp_pat
             "digits",
             "--model",
             str(model),
+            *flags,
             "--cost-per-hour",
             "0.34",
             "--threads",
@@ -71,14 +78,44 @@ def test_train_export_measure_and_the_entry_is_on_the_board(checkpoints, tmp_pat
     assert set(document) == {
         "task", "backend", "items", "latency_ms", "accuracy", "threshold", "meets_threshold",
         "cost_usd_per_10k", "price", "entry_path", "record_path",
+        "scenario", "samples_per_second", "queries_per_second", "cost_usd_per_10k_at_throughput", "loadgen",
     }  # fmt: skip
     assert set(document["latency_ms"]) == {"mean", "p50", "p90", "p99", "max"}
+    assert set(document["loadgen"]) == {"valid", "summary_path", "detail_path", "settings"}
+    assert document["scenario"] == scenario and document["loadgen"]["valid"] is True
+    assert document["loadgen"]["settings"]["profile"] == "quick"
     assert document["items"] == 450 and document["backend"] == "onnxruntime"
     latency = document["latency_ms"]
     assert 0 < latency["p50"] <= latency["p90"] <= latency["p99"] <= latency["max"]
     assert document["accuracy"] >= 98.0 and document["meets_threshold"] is True
     # mean ms x 10,000 x 0.34 USD/h / 3,600,000 ms/h
     assert document["cost_usd_per_10k"] == pytest.approx(latency["mean"] * 10_000 * 0.34 / 3_600_000)
+    record = json.loads(Path(document["record_path"]).read_text())
+    summary = Path(document["loadgen"]["summary_path"]).read_text()
+    assert {"Offline": "offline", "Server": "server", "SingleStream": "single-stream"}[
+        re.search(r"Scenario : (\w+)", summary).group(1)
+    ] == scenario and "Result is : VALID" in summary
+    assert (
+        record["loadgen"]["detail_sha256"]
+        == hashlib.sha256(Path(document["loadgen"]["detail_path"]).read_bytes()).hexdigest()
+    )
+    if scenario == "offline":
+        assert document["samples_per_second"] > 0 and document["queries_per_second"] is None
+        assert record["batch_size"] == 32 and document["loadgen"]["settings"]["batch_size"] == 32
+        # 10,000 / samples per second x 0.34 USD/h / 3,600 s/h
+        assert document["cost_usd_per_10k_at_throughput"] == pytest.approx(
+            10_000 / document["samples_per_second"] * 0.34 / 3_600, rel=1e-9
+        )
+    elif scenario == "server":
+        assert document["queries_per_second"] > 0 and document["samples_per_second"] is None
+        held = [attempt for attempt in record["loadgen"]["server_tries"] if attempt["valid"]]
+        assert max(attempt["target_qps"] for attempt in held) == document["loadgen"]["settings"]["expected_qps"]
+        assert all(attempt["p99_ms"] <= 50 for attempt in held)
+    else:
+        assert document["samples_per_second"] is None and document["queries_per_second"] is None
+        assert record["loadgen"]["query_count"] >= 450 and record["loadgen"]["early_stopping_p90_ms"] > 0
+    if scenario != "offline":
+        assert document["cost_usd_per_10k_at_throughput"] is None
     entry = Entry.objects.get(track="inference")
     assert entry.track == "inference" and entry.submission.source == Submission.Source.MEASURED
     assert entry.latency_ms == pytest.approx(latency["mean"])
@@ -88,12 +125,26 @@ def test_train_export_measure_and_the_entry_is_on_the_board(checkpoints, tmp_pat
     )
     assert float(entry.inference_cost_usd_per_10k) == pytest.approx(document["cost_usd_per_10k"], rel=1e-9)
     assert entry.accuracy == pytest.approx(document["accuracy"])
-    record = json.loads(Path(document["record_path"]).read_text())
     assert record["model_sha256"] and sum(record["histogram"]["counts"]) == 450 - record["warmup"]
     board = client.get("/api/v1/leaderboards/digits/inference-latency/").json()
     assert [row["entry_id"] for row in board["results"]] == [entry.id]
     api_entry = client.get(f"/api/v1/entries/{entry.id}/").json()
     assert api_entry["latency_percentiles_ms"]["p90"] == pytest.approx(latency["p90"])
+
+
+@pytest.mark.django_db
+def test_a_test_loadgen_judges_invalid_is_reported_and_refused_by_submit(checkpoints, tmp_path):
+    model = export(checkpoints["trained"], tmp_path / "digits.onnx")
+    # A bound no query can keep: every rate the server's search tries is INVALID.
+    flags = ["--scenario", "server", "--latency-bound-ms", "0.000001", "--quick", "--out", str(tmp_path / "out")]
+
+    document = json.loads(command("measure_inference", "digits", "--model", str(model), *flags, "--json"))
+    message = refused("measure_inference", "digits", "--model", str(model), *flags, "--submit")
+
+    assert document["loadgen"]["valid"] is False and document["queries_per_second"] is None
+    # Under the model's own unloaded 99th percentile, no rate can hold: one test shows it, no search follows.
+    assert len(json.loads(Path(document["record_path"]).read_text())["loadgen"]["server_tries"]) == 1
+    assert "loadgen_invalid" in message and Submission.objects.count() == 0
 
 
 @pytest.mark.django_db
@@ -106,6 +157,7 @@ def test_the_torch_backend_measures_the_checkpoint_itself(checkpoints, tmp_path)
             str(checkpoints["trained"]),
             "--backend",
             "torch",
+            "--quick",
             "--threads",
             "1",
             "--limit",
@@ -124,7 +176,9 @@ def test_a_model_below_the_threshold_is_refused_with_the_boards_code(checkpoints
     model = export(checkpoints["short"], tmp_path / "short.onnx")
 
     with pytest.raises(CommandError, match="accuracy_below_threshold"):
-        command("measure_inference", "digits", "--model", str(model), "--out", str(tmp_path / "out"), "--submit")
+        command(
+            "measure_inference", "digits", "--model", str(model), "--quick", "--out", str(tmp_path / "o"), "--submit"
+        )
 
     assert Submission.objects.count() == 0 and Entry.objects.count() == 0
 
@@ -217,7 +271,7 @@ def test_the_celery_task_measures_on_the_reference_queue(checkpoints, tmp_path, 
     model = export(checkpoints["trained"], tmp_path / "digits.onnx")
 
     result = measure_inference_task.apply(
-        kwargs={"task": "digits", "model": str(model), "limit": 50, "out": str(tmp_path / "out")}
+        kwargs={"task": "digits", "model": str(model), "limit": 50, "quick": True, "out": str(tmp_path / "out")}
     ).get()
 
     assert result["measurement"]["items"] == 50 and result["measurement"]["latency_ms"]["mean"] > 0
@@ -237,7 +291,7 @@ def test_submit_refuses_a_measurement_of_part_of_the_test_set(checkpoints, tmp_p
 @pytest.mark.django_db
 def test_the_torch_backend_leaves_the_thread_count_as_it_found_it(checkpoints, tmp_path):
     before = torch.get_num_threads()
-    arguments = ["--backend", "torch", "--threads", str(before + 1), "--limit", "20", "--out", str(tmp_path)]
+    arguments = ["--backend", "torch", "--threads", str(before + 1), "--limit", "20", "--quick", "--out", str(tmp_path)]
 
     command("measure_inference", "digits", "--model", str(checkpoints["trained"]), *arguments)
 
@@ -261,7 +315,7 @@ def test_the_image_tasks_give_the_shape_of_one_item(task, recipe, shape):
 @pytest.mark.django_db
 def test_a_catalog_instance_prices_the_measurement_and_names_itself_beside_the_machine(checkpoints, tmp_path):
     model = export(checkpoints["trained"], tmp_path / "digits.onnx")
-    arguments = ["--model", str(model), "--instance", "c5.large", "--provider", "aws", "--limit", "40"]
+    arguments = ["--model", str(model), "--instance", "c5.large", "--provider", "aws", "--limit", "40", "--quick"]
 
     document = json.loads(command("measure_inference", "digits", *arguments, "--out", str(tmp_path / "o"), "--json"))
 
@@ -274,7 +328,7 @@ def test_a_catalog_instance_prices_the_measurement_and_names_itself_beside_the_m
 @pytest.mark.django_db
 def test_the_summary_writes_every_figure_as_the_pages_do(checkpoints, tmp_path):
     model = export(checkpoints["trained"], tmp_path / "digits.onnx")
-    arguments = ["--model", str(model), "--instance", "c5.large", "--provider", "aws", "--limit", "60"]
+    arguments = ["--model", str(model), "--instance", "c5.large", "--provider", "aws", "--limit", "60", "--quick"]
 
     text = command("measure_inference", "digits", *arguments, "--out", str(tmp_path / "o"))
 
@@ -283,7 +337,10 @@ def test_the_summary_writes_every_figure_as_the_pages_do(checkpoints, tmp_path):
     assert re.search(r"accuracy \d+\.\d\d\u00a0% (meets|is BELOW) the threshold 98\u00a0%", text)
     # A fast machine answers in under 0.05 ms: a cost below 1e-5 USD is written as a power of ten (display.usd).
     power_of_ten = "(\u00a0\u00d7\u00a010\u207b[\u2070\u00b9\u00b2\u00b3\u2074-\u2079]+)?"  # times ten to a minus n
-    assert re.search(rf"cost \$[\d.]+{power_of_ten} per 10,000 items at 0\.085 USD/h \(catalog: aws/c5\.large", text)
+    assert re.search(
+        rf"cost \$[\d.]+{power_of_ten} per 10,000 items one at a time, at 0\.085 USD/h \(catalog: aws/c5\.large", text
+    )
+    assert re.search(r"LoadGen single-stream \(quick profile\): VALID, [\d,]+ queries: p90 [\d.]+\u00a0ms", text), text
     assert "e-0" not in text and "98.0000" not in text
 
 
@@ -292,3 +349,18 @@ def test_the_export_summary_writes_its_difference_without_an_exponent(checkpoint
 
     assert re.search(r"max \|difference\| [\d.]+ \(tolerance 0\.0001 \+ 0\.001 x \|torch\|\)", text), text
     assert "e-0" not in text
+
+
+@pytest.mark.parametrize(
+    ("flags", "named"),
+    [
+        (["--scenario", "server", "--latency-bound-ms", "0"], "--latency-bound-ms"),
+        (["--scenario", "server", "--latency-bound-ms", "nan"], "--latency-bound-ms"),
+        (["--scenario", "server"], "--latency-bound-ms"),
+        (["--scenario", "offline", "--batch-size", "0"], "--batch-size"),
+    ],
+)
+def test_settings_loadgen_cannot_run_are_refused_before_anything_is_loaded(tmp_path, flags, named):
+    message = refused("measure_inference", "digits", "--model", str(tmp_path / "absent.onnx"), *flags)
+
+    assert message.startswith("invalid_setting:") and named in message

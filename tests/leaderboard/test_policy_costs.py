@@ -28,6 +28,7 @@ from leaderboard.services import (
     entry_policy_costs_refresh,
 )
 from leaderboard.tasks import policy_costs_expire_task
+from pricing.domain.cost import AS_SUBMITTED
 from pricing.models import InstanceType, PriceQuote
 from pricing.services import prices_load
 from tests.factories import entry_bytes, inference_document
@@ -280,6 +281,27 @@ def test_an_entry_is_ranked_as_its_row_on_the_policy_boards(client):
     ranks = selectors.entry_policy_ranks(Entry.objects.get(id=entry_id))
 
     assert (ranks["spot-today"].rank, ranks["spot-today"].board_size) == (5, document["count"])
+
+
+def test_the_board_ranks_at_hand_give_the_as_submitted_cost_rank_without_counting_that_board_again(client):
+    matched_board(30)
+    entry = Entry.objects.get(id=board(client, "spot-today", limit=100)["results"][4]["entry_id"])
+    board_ranks = selectors.entry_board_ranks(entry)
+    counted = selectors.entry_policy_ranks(entry)
+    with CaptureQueriesContext(connection) as alone:
+        selectors.entry_policy_ranks(entry)
+
+    with CaptureQueriesContext(connection) as given:
+        ranks = selectors.entry_policy_ranks(entry, board_ranks=board_ranks)
+
+    assert ranks == counted
+    assert ranks[AS_SUBMITTED] == next(place for place in board_ranks if place.metric.is_cost)
+
+    def counts_the_entry_board(queries):
+        return sum('COUNT("leaderboard_entry"."id")' in query["sql"] for query in queries)
+
+    assert (counts_the_entry_board(alone.captured_queries), counts_the_entry_board(given.captured_queries)) == (1, 0)
+    assert len(given.captured_queries) < len(alone.captured_queries)
 
 
 def test_a_refresh_of_more_ids_than_a_query_holds_prices_each_and_drops_the_unpriceable(client, monkeypatch):

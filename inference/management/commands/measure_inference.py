@@ -1,4 +1,5 @@
 """.venv/bin/python manage.py measure_inference TASK --model PATH [--backend onnxruntime|torch] [--data-dir DIR]
+[--scenario single-stream|offline|server] [--quick] [--batch-size N] [--latency-bound-ms MS]
 [--threads N] [--warmup K] [--limit N] [--instance NAME --provider P | --cost-per-hour USD] [--out DIR]
 [--submit] [--json]"""
 
@@ -16,12 +17,15 @@ from dawnboard import display
 from dawnboard.recipes import RECIPES
 from dawnboard.rules import current_rules
 from inference.errors import InferenceError
-from inference.options import Backend, MeasureOptions
+from inference.options import Backend, MeasureOptions, Scenario
 from inference.services import measurement_execute
 
 
 class Command(BaseCommand):
-    help = "Answer a task's whole evaluation set one item at a time and report latency, accuracy and cost."
+    help = (
+        "Measure a model through MLPerf LoadGen: every item once, one at a time (accuracy, DAWNBench's latency), "
+        "then the scenario's test; report latency, throughput, accuracy and both costs."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument("task", choices=sorted({recipe.task_slug for recipe in RECIPES}))
@@ -31,6 +35,19 @@ class Command(BaseCommand):
         parser.add_argument(
             "--threads", type=int, default=os.cpu_count() or 1, help="Intra-op threads of the backend (default: all)."
         )
+        parser.add_argument(
+            "--scenario",
+            choices=[scenario.value for scenario in Scenario],
+            default=Scenario.SINGLE_STREAM.value,
+            help="LoadGen's test after the accuracy pass (default single-stream).",
+        )
+        parser.add_argument(
+            "--quick",
+            action="store_true",
+            help="LoadGen's quick profile: as many queries as items, no minimum duration (MLPerf's: 600 s, 1024).",
+        )
+        parser.add_argument("--batch-size", type=int, help="Offline: items a call (default: the recipe's batch).")
+        parser.add_argument("--latency-bound-ms", type=float, help="Server: the 99th percentile's bound, in ms.")
         parser.add_argument("--warmup", type=int, default=10, help="First items answered but not timed.")
         parser.add_argument("--limit", type=int, help="Answer only the first N items (the accuracy is theirs).")
         parser.add_argument("--instance", help="Price at this catalog instance's on-demand price today")
@@ -48,15 +65,22 @@ class Command(BaseCommand):
         if options["threads"] < 1 or options["warmup"] < 0 or (options["limit"] is not None and options["limit"] < 1):
             raise CommandError("--threads and --limit must be at least 1, --warmup at least 0.")
         cost_per_hour = _price(options["cost_per_hour"])
-        options_ = MeasureOptions(
-            task=options["task"],
-            model=options["model"],
-            backend=Backend(options["backend"]),
-            data_dir=options["data_dir"],
-            threads=options["threads"],
-            warmup=options["warmup"],
-            limit=options["limit"],
-        )
+        try:
+            options_ = MeasureOptions(
+                task=options["task"],
+                model=options["model"],
+                backend=Backend(options["backend"]),
+                data_dir=options["data_dir"],
+                threads=options["threads"],
+                warmup=options["warmup"],
+                limit=options["limit"],
+                scenario=Scenario(options["scenario"]),
+                quick=options["quick"],
+                batch_size=options["batch_size"],
+                latency_bound_ms=options["latency_bound_ms"],
+            )
+        except InferenceError as error:
+            raise CommandError(str(error)) from None
         bar = None if options["json"] else tqdm(desc="items", unit="item")
         try:
             outcome = measurement_execute(
@@ -78,18 +102,21 @@ class Command(BaseCommand):
         if options["json"]:
             self.stdout.write(json.dumps(outcome.document, indent=2))  # the document and nothing else
         else:
-            self._summarise(outcome.document)
+            self._summarise(outcome.document, outcome.loadgen)
         if outcome.submission is not None:  # the verdict, beside the document: on stderr
             self.stderr.write(f"submitted: {outcome.submission['status']} (entry {outcome.submission['entry_id']})")
         elif options["submit"] and outcome.errors:
             codes = ", ".join(f"{error['code']}: {error['message']}" for error in outcome.errors)
             raise CommandError(f"Not submitted. {codes}")
 
-    def _summarise(self, document: dict) -> None:
+    def _summarise(self, document: dict, loadgen: dict) -> None:
         """The measurement for people, every figure written by `dawnboard.display` (`--json` keeps them raw)."""
         latency = document["latency_ms"]
         scale = current_rules(document["task"]).scale
-        self.stdout.write(f"{document['task']} on {document['backend']}: {document['items']:,} items, one at a time")
+        self.stdout.write(
+            f"{document['task']} on {document['backend']}: {document['items']:,} items, one at a time "
+            "(LoadGen's accuracy pass)"
+        )
         names = ("mean", "p50", "p90", "p99", "max")
         self.stdout.write("  latency " + "".join(f"{name:>12}" for name in names))
         self.stdout.write("          " + "".join(f"{display.latency_ms(latency[name]):>12}" for name in names))
@@ -98,12 +125,37 @@ class Command(BaseCommand):
             f"  accuracy {display.accuracy(document['accuracy'], scale)} {verdict} the threshold "
             f"{display.threshold(document['threshold'], scale)}"
         )
+        self.stdout.write("  " + _loadgen_line(document, loadgen))
         if document["cost_usd_per_10k"] is not None:
+            at_throughput = document["cost_usd_per_10k_at_throughput"]
             self.stdout.write(
-                f"  cost {display.usd(document['cost_usd_per_10k'])} per 10,000 items at "
-                f"{display.number(document['price']['usd_per_hour'])} USD/h ({document['price']['source']})"
+                f"  cost {display.usd(document['cost_usd_per_10k'])} per 10,000 items one at a time"
+                + (f", {display.usd(at_throughput)} at throughput" if at_throughput is not None else "")
+                + f", at {display.number(document['price']['usd_per_hour'])} USD/h ({document['price']['source']})"
             )
         self.stdout.write(f"  wrote {document['entry_path']} and {document['record_path']}")
+
+
+def _loadgen_line(document: dict, loadgen: dict) -> str:
+    """LoadGen's test in one line: the scenario, its profile, its verdict and its figure."""
+    settings = loadgen["settings"]
+    verdict = "VALID" if loadgen["valid"] else "INVALID"
+    head = f"LoadGen {document['scenario']} ({settings['profile']} profile): {verdict}"
+    if document["scenario"] == "offline":
+        return (
+            f"{head}, {display.number(document['samples_per_second'])} samples/s in batches of {settings['batch_size']}"
+        )
+    if document["scenario"] == "server":
+        tried = len(loadgen["server_tries"])
+        held = document["queries_per_second"]
+        rate = f"{display.number(held)} queries/s held" if held is not None else "no rate held"
+        bound = display.latency_ms(settings["latency_bound_ms"])
+        return f"{head}, {rate} under a p99 bound of {bound} ({tried} rates tried)"
+    figures = loadgen["latency_ms"]
+    return (
+        f"{head}, {loadgen['query_count']:,} queries: p90 {display.latency_ms(figures.get('p90'))}, "
+        f"early-stopping estimate {display.latency_ms(loadgen['early_stopping_p90_ms'])}"
+    )
 
 
 def _price(text: str | None) -> Decimal | None:
