@@ -283,6 +283,7 @@ def _loadgen_record(measurement: Measurement) -> dict[str, Any]:
         "summary_path": str(outcome.summary_path),
         "detail_path": str(outcome.detail_path),
         "summary_sha256": hashlib.sha256(outcome.summary_path.read_bytes()).hexdigest(),
+        "summary_text": outcome.summary_path.read_text(errors="replace"),  # LoadGen's own account, a few lines
         "detail_sha256": hashlib.sha256(outcome.detail_path.read_bytes()).hexdigest(),
     }
 

@@ -15,7 +15,7 @@ from django import forms
 from django.http import QueryDict
 
 from dawnboard.metrics import LEADERBOARD_METRICS, TRAINING_TIME
-from leaderboard.selectors import LATENCY_STATS, MEAN_LATENCY, SORTABLE_COLUMNS, BoardView
+from leaderboard.selectors import COST_AT, LATENCY_STATS, MEAN_LATENCY, SINGLE_STREAM_COST, SORTABLE_COLUMNS, BoardView
 
 ASCII_DIGITS = re.compile(r"[0-9]+")
 # Ids are bigints: a number past this names nothing, and PostgreSQL refuses to compare with it.
@@ -67,6 +67,7 @@ class BoardForm(QueryForm):
     latency_stat = forms.ChoiceField(
         choices=[(slug, stat.label) for slug, stat in LATENCY_STATS.items()], required=False
     )
+    cost_at = forms.ChoiceField(choices=[(slug, cost.label) for slug, cost in COST_AT.items()], required=False)
 
     def board_view(self) -> BoardView:
         """The view asked for; fields that did not validate fall back to their defaults."""
@@ -83,6 +84,7 @@ class BoardForm(QueryForm):
             descending=data.get("order") == "desc",
             latency_stat=data.get("latency_stat", MEAN_LATENCY.slug),
             version=data.get("version", ""),
+            cost_at=data.get("cost_at", SINGLE_STREAM_COST.slug),
         )
 
 

@@ -197,6 +197,7 @@ BOARD_INDEXES = {  # the field a board ranks by: its index's name
     "latency_p90_ms": "board_latency_p90_order",
     "latency_p99_ms": "board_latency_p99_order",
     "inference_cost_usd_per_10k": "board_inference_cost_order",
+    "inference_cost_usd_per_10k_at_throughput": "board_throughput_cost_order",
 }
 
 
@@ -257,6 +258,14 @@ class Entry(models.Model):
     latency_p99_ms = models.FloatField(null=True, blank=True)
     latency_max_ms = models.FloatField(null=True, blank=True)
     inference_cost_usd_per_10k = models.DecimalField(max_digits=36, decimal_places=20, null=True, blank=True)
+    # Measured through MLPerf LoadGen (`measure_inference --scenario`), from the run record: None otherwise. The
+    # offline samples per second, and 10,000 items' cost at that rate (the price of the entry's own cost, so
+    # single-stream cost x single-stream rate / this rate); the server's highest rate held (queries per second).
+    samples_per_second = models.FloatField(null=True, blank=True)
+    inference_cost_usd_per_10k_at_throughput = models.DecimalField(
+        max_digits=36, decimal_places=20, null=True, blank=True
+    )
+    queries_per_second = models.FloatField(null=True, blank=True)
     # The spread of a training entry's runs (dawnboard.scoring.runs.Spread), its score being
     # time_to_accuracy_seconds: how many runs, how many reached the threshold, the fastest and slowest, the
     # coefficient of variation, and a seeded 95 % bootstrap interval of their median (high None: unbounded).
@@ -294,6 +303,11 @@ class Entry(models.Model):
                 name="latency_percentiles_ordered",
             ),
             models.CheckConstraint(condition=Q(inference_cost_usd_per_10k__gte=0), name="inference_cost_not_negative"),
+            models.CheckConstraint(
+                condition=Q(samples_per_second__gt=0) & Q(inference_cost_usd_per_10k_at_throughput__gte=0),
+                name="throughput_positive",
+            ),
+            models.CheckConstraint(condition=Q(queries_per_second__gt=0), name="server_rate_positive"),
             models.CheckConstraint(condition=Q(cost_per_hour_usd__gte=0), name="cost_per_hour_not_negative"),
             models.CheckConstraint(condition=Q(accuracy__gte=0), name="accuracy_not_negative"),
         ]

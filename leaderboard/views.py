@@ -71,6 +71,8 @@ def task_detail(request, slug: str):
         "sort_query": _query_without(request, "page", "sort", "order"),
         "latency_stats": selectors.LATENCY_STATS.values(),
         "latency_stat_query": _query_without(request, "page", "latency_stat"),
+        "costs_at": selectors.COST_AT.values(),
+        "cost_at_query": _query_without(request, "page", "cost_at"),
         "columns": _board_columns(view),
     }
     response = render(request, "leaderboard/task.html", context)
@@ -89,7 +91,10 @@ def task_export(request, slug: str, file_format: str):
     records = (export_record(row, unit=metric.unit) for row in selectors.board_rows_ranked(rows))
     stat = view.ranked_latency_stat
     stat = stat if stat is not None and stat.slug != "mean" else None  # the default export stays as it was
+    cost = view.ranked_cost_at
+    cost = cost if cost is not None and cost != selectors.SINGLE_STREAM_COST else None
     name = f"dawnboard-{version.task.slug}-{view.metric}" + (f"-{stat.slug}" if stat else "")
+    name += f"-{cost.slug}" if cost else ""
     if file_format == "csv":
         response = StreamingHttpResponse(csv_lines(EXPORT_COLUMNS, records), content_type="text/csv; charset=utf-8")
     else:
@@ -98,6 +103,7 @@ def task_export(request, slug: str, file_format: str):
             "metric": view.metric,
             "unit": metric.unit,
             **({"latency_stat": stat.slug} if stat else {}),
+            **({"cost_at": cost.slug} if cost else {}),
         }
         response = StreamingHttpResponse(json_document_lines(heading, records), content_type="application/json")
     response["Content-Disposition"] = attachment_disposition(f"{name}.{file_format}", fallback="dawnboard")
@@ -247,11 +253,16 @@ def _task_version(slug: str, version: str) -> TaskVersion:
 
 
 def _board_columns(view: selectors.BoardView) -> list[tuple[str, str]]:
-    """The board's columns; on the latency board the value column names the statistic it ranks by."""
-    stat = view.ranked_latency_stat
-    if stat is None:
+    """The board's columns; on the latency board the value column names the statistic it ranks by, on the
+    inference-cost board at throughput the cost it ranks by."""
+    stat, cost = view.ranked_latency_stat, view.ranked_cost_at
+    if stat is not None:
+        heading = f"Latency, {stat.label} (ms)"
+    elif cost is not None and cost != selectors.SINGLE_STREAM_COST:
+        heading = "Cost per 10,000 items at throughput ($)"
+    else:
         return BOARD_COLUMNS
-    return [(column, f"Latency, {stat.label} (ms)" if column == "value" else label) for column, label in BOARD_COLUMNS]
+    return [(column, heading if column == "value" else label) for column, label in BOARD_COLUMNS]
 
 
 def _curve(entry: Entry) -> charts.Curve:

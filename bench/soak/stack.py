@@ -20,6 +20,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,7 +40,8 @@ WORKER_OPTIONS = ("--without-gossip", "--without-mingle")
 REDIS_OPTIONS = ("--save", "", "--appendonly", "no", "--daemonize", "no", "--protected-mode", "yes")
 # Created in one process through the same service as `manage.py create_submitter NAME --email E --json`,
 # which costs a Django start-up per submitter; the site's body limits come back with them, for nginx's check.
-# Their names carry the stack's own port, so a database kept from an earlier stack (`keep_database`) takes new ones.
+# Their names carry the stack's port and a tag of its own (the port alone comes round again), so a database kept
+# from an earlier stack (`keep_database`) takes new ones.
 SUBMITTERS_SCRIPT = (
     "import json; from django.conf import settings; from leaderboard.services import submitter_create; "
     "print(json.dumps({'tokens': [submitter_create(name=f'soak-client-{STACK}-{n:02d}', "
@@ -207,7 +209,7 @@ class Stack:
         # Production serves collectstatic's hashed files: the pages name them from its manifest.
         self.manage("collectstatic", "--noinput", "-v0", timeout_seconds=300)
         log(f"stack: database {self.database} migrated, static files collected in {time.monotonic() - started:.0f} s")
-        script = f"STACK = {self.web_port}; {SUBMITTERS_SCRIPT}"
+        script = f"STACK = '{self.web_port}-{uuid.uuid4().hex[:6]}'; {SUBMITTERS_SCRIPT}"
         created = json.loads(self.manage("shell", "-c", script, timeout_seconds=120).stdout.splitlines()[-1])
         self.tokens = created["tokens"]
         self._spawn(

@@ -55,6 +55,17 @@ def inference_cost_usd_per_10k(*, cost_usd_per_item: Decimal) -> Decimal:
     return cost_usd_per_item * ITEMS_PER_INFERENCE_COST
 
 
+def throughput_cost_of_single_stream_cost(
+    *, cost_usd_per_10k: Decimal, latency_ms: Decimal, samples_per_second: Decimal
+) -> Decimal:
+    """The cost at throughput at the hourly price a single-stream cost was reckoned at: 10,000 items hold the
+    machine 10,000 / samples per second instead of 10,000 x the mean latency, so the cost scales by the ratio of
+    the two times (the price, whichever it was, cancels out)."""
+    if samples_per_second <= 0 or latency_ms <= 0:
+        raise ValueError("A throughput and a latency must be above 0.")
+    return cost_usd_per_10k * MS_PER_SECOND / (latency_ms * samples_per_second)
+
+
 def inference_cost_usd_per_10k_at_throughput(
     *, samples_per_second: Decimal, usd_per_hour: Decimal, machines: int = 1
 ) -> Decimal:

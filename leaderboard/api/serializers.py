@@ -119,6 +119,11 @@ class LeaderboardSerializer(serializers.Serializer):
         required=False,
         help_text="The latency statistic ranking the inference-latency board, when one was asked for.",
     )
+    cost_at = serializers.ChoiceField(
+        choices=list(selectors.COST_AT),
+        required=False,
+        help_text="How the inference-cost board prices 10,000 items, when asked for: single-stream or throughput.",
+    )
     count = serializers.IntegerField(help_text="Rows on the whole board.")
     offset = serializers.IntegerField(help_text="Rows skipped from the top.")
     limit = serializers.IntegerField(allow_null=True, help_text="At most this many rows here.")
@@ -271,6 +276,16 @@ class EntryDetailSerializer(EntrySerializer):
     latency_percentiles_ms = serializers.SerializerMethodField(
         help_text="Latency percentiles measured by Dawnboard's inference harness; null for other entries."
     )
+    samples_per_second = serializers.FloatField(
+        read_only=True, help_text="Offline throughput measured through MLPerf LoadGen; null for other entries."
+    )
+    inference_cost_usd_per_10k_at_throughput = serializers.FloatField(
+        read_only=True,
+        help_text="10,000 items' cost at that throughput, at the entry's own price; null without a throughput.",
+    )
+    queries_per_second = serializers.FloatField(
+        read_only=True, help_text="The highest server rate LoadGen judged VALID; null for other entries."
+    )
     files = serializers.SerializerMethodField(help_text="The entry's files as this reader is given them.")
     threshold = serializers.DecimalField(
         source="task_version.threshold", max_digits=14, decimal_places=6, read_only=True
@@ -288,6 +303,7 @@ class EntryDetailSerializer(EntrySerializer):
             "author_email", "log_filename", "misc", "extra_fields", "claimed", "threshold",
             "time_to_accuracy_line", "files", "hardware_match", "cost_policies", "pricing_models",
             "pricing_model_before_date", "price_warning", "footprint", "latency_percentiles_ms", "runs",
+            "samples_per_second", "inference_cost_usd_per_10k_at_throughput", "queries_per_second",
         ]  # fmt: skip
 
     def to_representation(self, entry: Entry) -> dict:

@@ -310,6 +310,14 @@ class LeaderboardView(APIView):
                 " p99, entries without measured percentiles are left out. Other boards ignore it.",
             ),
             OpenApiParameter(
+                "cost_at",
+                str,
+                enum=list(selectors.COST_AT),
+                description="How the inference-cost board prices 10,000 items (default: single-stream, DAWNBench's:"
+                " one item at a time); throughput ranks entries measured offline through LoadGen, at their own"
+                " prices, leaving out the others. Other boards ignore it.",
+            ),
+            OpenApiParameter(
                 "version",
                 str,
                 description="The task version whose board to read, e.g. mlperf-v4.0 (default: the current one).",
@@ -329,6 +337,7 @@ class LeaderboardView(APIView):
             "cost_basis": request.query_params.get("cost_basis"),
             "latency_stat": request.query_params.get("latency_stat"),
             "version": request.query_params.get("version") or None,
+            "cost_at": request.query_params.get("cost_at"),
         }
         try:  # cached under what decides the document, as parsed, and nothing else
             return cached_document(
@@ -341,7 +350,13 @@ class LeaderboardView(APIView):
         except selectors.UnknownLeaderboard as unknown:
             # An unknown task or metric names no resource; an unknown cost basis or latency statistic is a bad
             # parameter.
-            bad_parameter = unknown.code in ("unknown_cost_basis", "invalid_latency_stat", "unknown_version")
+            bad_parameter = unknown.code in (
+                "unknown_cost_basis",
+                "invalid_latency_stat",
+                "unknown_version",
+                "invalid_cost_at",
+                "unsupported_cost_at",
+            )
             http_status = status.HTTP_400_BAD_REQUEST if bad_parameter else status.HTTP_404_NOT_FOUND
             issue = {"code": unknown.code, "message": unknown.message}
             if unknown.field is not None:
@@ -393,7 +408,7 @@ def _windowed(request, board: dict) -> dict:
     """The board document with `next` and `previous`: its address with the window moved, or None at either end.
     The links carry only the parameters the board read (the document is cached under those alone)."""
     count, limit, offset = board["count"], board["limit"], board["offset"]
-    kept = {name: board[name] for name in ("cost_basis", "latency_stat") if name in board}
+    kept = {name: board[name] for name in ("cost_basis", "latency_stat", "cost_at") if name in board}
     if request.query_params.get("version"):
         kept["version"] = board["version"]
 

@@ -6,13 +6,16 @@ load pandas, which a command that prints a board never needs (`bench/cli_startup
 """
 
 from leaderboard.selectors.boards import (
+    COST_AT,
     LATENCY_STATS,
     MEAN_LATENCY,
     ROW_FIELDS,
+    SINGLE_STREAM_COST,
     SORTABLE_COLUMNS,
     BoardRow,
     BoardRows,
     BoardView,
+    CostAt,
     LatencyStat,
     UnknownLeaderboard,
     board_order,
@@ -57,14 +60,17 @@ from leaderboard.selectors.submissions import submission_for, submissions_of
 
 __all__ = [
     "BIG_ENTRY_COLUMNS",
+    "COST_AT",
     "LATENCY_PERCENTILES",
     "LATENCY_STATS",
     "MEAN_LATENCY",
     "ROW_FIELDS",
+    "SINGLE_STREAM_COST",
     "SORTABLE_COLUMNS",
     "BoardRow",
     "BoardRows",
     "BoardView",
+    "CostAt",
     "EntryAccounting",
     "EntryRank",
     "LatencyDistribution",

@@ -13,6 +13,7 @@ from django.db.models import Exists, F, OuterRef, QuerySet, Window
 from django.db.models.functions import RowNumber
 
 from dawnboard.metrics import (
+    INFERENCE_COST,
     INFERENCE_LATENCY,
     LEADERBOARD_METRICS,
     TRAINING_TIME,
@@ -57,9 +58,32 @@ LATENCY_STATS: dict[str, LatencyStat] = {
 }
 
 
-def board_value_field(metric: LeaderboardMetric, latency_stat: str = MEAN_LATENCY.slug) -> str:
-    """The Entry field a board ranks by: the metric's own, or on the latency board the chosen statistic's."""
-    return LATENCY_STATS[latency_stat].field if metric == INFERENCE_LATENCY else metric.field
+@dataclass(frozen=True)
+class CostAt:
+    """How the inference-cost board prices 10,000 items: the Entry field holding that cost."""
+
+    slug: str
+    field: str
+    label: str
+
+
+SINGLE_STREAM_COST = CostAt("single-stream", INFERENCE_COST.field, "one item at a time")
+# Only entries measured offline through LoadGen (`measure_inference --scenario offline --submit`) have a throughput;
+# the others rank only at single stream, DAWNBench's cost and the board's default.
+COST_AT: dict[str, CostAt] = {
+    cost.slug: cost
+    for cost in (SINGLE_STREAM_COST, CostAt("throughput", "inference_cost_usd_per_10k_at_throughput", "at throughput"))
+}
+
+
+def board_value_field(
+    metric: LeaderboardMetric, latency_stat: str = MEAN_LATENCY.slug, cost_at: str = SINGLE_STREAM_COST.slug
+) -> str:
+    """The Entry field a board ranks by: the metric's own, on the latency board the chosen statistic's, on the
+    inference-cost board the chosen cost's."""
+    if metric == INFERENCE_LATENCY:
+        return LATENCY_STATS[latency_stat].field
+    return COST_AT[cost_at].field if metric == INFERENCE_COST else metric.field
 
 
 def board_order(value_field: str) -> tuple[str, str, str]:
@@ -78,15 +102,19 @@ def leaderboard_entries(
     as_of: datetime.date | None = None,
     latency_stat: str = MEAN_LATENCY.slug,
     version: str | None = None,
+    cost_at: str = SINGLE_STREAM_COST.slug,
 ) -> QuerySet[Entry]:
     """Accepted entries of the task's current version (or `version`) that meet its target, best first, earlier date
     on ties.
 
     `as_of` keeps only entries dated on or before that day: the board as it stood then. `latency_stat`
-    (a `LATENCY_STATS` key) ranks the inference-latency board by that statistic, leaving out entries without it.
+    (a `LATENCY_STATS` key) ranks the inference-latency board by that statistic, leaving out entries without it;
+    `cost_at` (a `COST_AT` key) the inference-cost board by that cost, likewise.
     """
     task_version = _current_version(task_slug, metric_slug=metric_slug, version=version)
-    return _board(version=task_version, metric_slug=metric_slug, as_of=as_of, latency_stat=latency_stat)
+    return _board(
+        version=task_version, metric_slug=metric_slug, as_of=as_of, latency_stat=latency_stat, cost_at=cost_at
+    )
 
 
 def _current_version(task_slug: str, *, metric_slug: str, version: str | None = None) -> TaskVersion:
@@ -122,9 +150,10 @@ def _board(
     metric_slug: str,
     as_of: datetime.date | None = None,
     latency_stat: str = MEAN_LATENCY.slug,
+    cost_at: str = SINGLE_STREAM_COST.slug,
 ) -> QuerySet[Entry]:
     metric = LEADERBOARD_METRICS[metric_slug]
-    value_field = board_value_field(metric, latency_stat)
+    value_field = board_value_field(metric, latency_stat, cost_at)
     entries = (
         Entry.objects.accepted()
         .filter(task_version=version, track=metric.track, **meets_target(version))
@@ -143,6 +172,7 @@ def leaderboard(
     cost_basis: str | None = None,
     latency_stat: str | None = None,
     version: str | None = None,
+    cost_at: str | None = None,
 ) -> dict:
     """The leaderboard document shared by the `leaderboard` command and the API: `limit` rows from `offset`, of the
     task's `version` (by default its current one; the document names it).
@@ -150,7 +180,8 @@ def leaderboard(
     `count` is the board's size, so a reader can page through it. `cost_basis` ranks the cost boards by a
     pricing policy (see pricing.domain.cost); by default, and always for time and latency, the entries' own
     figures rank them. The document then names it. `latency_stat` (a `LATENCY_STATS` key, default the mean)
-    ranks the inference-latency board; the document names it there, and other boards ignore it.
+    ranks the inference-latency board; the document names it there, and other boards ignore it. `cost_at` (a
+    `COST_AT` key, default single stream) does the same for the inference-cost board, at the entries' own prices.
     """
     if cost_basis is not None and cost_basis not in COST_POLICIES:
         known = ", ".join(COST_POLICIES)
@@ -159,12 +190,21 @@ def leaderboard(
         known = ", ".join(LATENCY_STATS)
         message = f"Unknown latency statistic '{latency_stat}'; use one of: {known}."
         raise UnknownLeaderboard("invalid_latency_stat", message, field="latency_stat")
+    if cost_at is not None and cost_at not in COST_AT:
+        known = ", ".join(COST_AT)
+        raise UnknownLeaderboard(
+            "invalid_cost_at", f"Unknown cost_at '{cost_at}'; use one of: {known}.", field="cost_at"
+        )
     stat = MEAN_LATENCY.slug if latency_stat is None else latency_stat
     task_version = _current_version(task_slug, metric_slug=metric_slug, version=version)
-    entries = _board(version=task_version, metric_slug=metric_slug, latency_stat=stat)
     metric = LEADERBOARD_METRICS[metric_slug]
+    cost = SINGLE_STREAM_COST.slug if cost_at is None or metric != INFERENCE_COST else cost_at
+    if cost != SINGLE_STREAM_COST.slug and cost_basis not in (None, AS_SUBMITTED):
+        message = "cost_at=throughput ranks at the entries' own prices only: drop cost_basis, or cost_at."
+        raise UnknownLeaderboard("unsupported_cost_at", message, field="cost_at")
+    entries = _board(version=task_version, metric_slug=metric_slug, latency_stat=stat, cost_at=cost)
     end = None if limit is None else offset + limit
-    value_field, keys, key = board_value_field(metric, stat), entries, "id"
+    value_field, keys, key = board_value_field(metric, stat, cost), entries, "id"
     if cost_basis not in (None, AS_SUBMITTED) and metric.is_cost:  # counted and windowed along the policy's index
         keys, key = policy_costs(version=task_version, metric=metric, cost_basis=cost_basis), "entry_id"
         entries = policy_board(version=task_version, metric=metric, cost_basis=cost_basis)
@@ -189,6 +229,8 @@ def leaderboard(
         document["cost_basis"] = cost_basis
     if latency_stat is not None and metric == INFERENCE_LATENCY:
         document["latency_stat"] = latency_stat
+    if cost_at is not None and metric == INFERENCE_COST:
+        document["cost_at"] = cost_at
     return document
 
 
@@ -542,15 +584,21 @@ class BoardView:
     descending: bool = False
     latency_stat: str = MEAN_LATENCY.slug
     version: str = ""  # the task version whose board: "" for the current one
+    cost_at: str = SINGLE_STREAM_COST.slug
 
     @property
     def value_field(self) -> str:
-        return board_value_field(LEADERBOARD_METRICS[self.metric], self.latency_stat)
+        return board_value_field(LEADERBOARD_METRICS[self.metric], self.latency_stat, self.cost_at)
 
     @property
     def ranked_latency_stat(self) -> LatencyStat | None:
         """The latency statistic ranking this board: only the inference-latency board has one."""
         return LATENCY_STATS[self.latency_stat] if self.metric == INFERENCE_LATENCY.slug else None
+
+    @property
+    def ranked_cost_at(self) -> CostAt | None:
+        """The cost ranking this board: only the inference-cost board has one."""
+        return COST_AT[self.cost_at] if self.metric == INFERENCE_COST.slug else None
 
 
 @dataclass(frozen=True)
@@ -601,6 +649,7 @@ def board_rows(*, task_slug: str, view: BoardView) -> BoardRows:
         as_of=view.as_of,
         latency_stat=view.latency_stat,
         version=view.version or None,
+        cost_at=view.cost_at,
     )
     value_field = view.value_field
     filtered = view.framework or view.hardware or view.date_from or view.date_to

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime
 import hashlib
+import math
 from dataclasses import dataclass
 from decimal import Decimal
 
@@ -262,12 +263,75 @@ class LatencyDistribution:
     model_sha256: str
     histogram_edges_ms: list[float]  # one more than the counts; empty when the record has no usable histogram
     histogram_counts: list[int]
+    loadgen: LoadGenAccount | None = None
 
     @property
     def histogram_bins(self) -> list[tuple[float, float, int]]:
         """(from ms, to ms, items) per bin, for the table beside the chart."""
         edges = self.histogram_edges_ms
         return list(zip(edges, edges[1:], self.histogram_counts, strict=False))
+
+
+@dataclass(frozen=True)
+class LoadGenAccount:
+    """The MLPerf LoadGen test of a measured entry, as its run record keeps it: the scenario, LoadGen's verdict
+    and figures, the settings' profile, and its logs' sha256 (the summary's text kept whole)."""
+
+    scenario: str
+    valid: bool
+    profile: str
+    query_count: int | None
+    p90_ms: float | None
+    early_stopping_p90_ms: float | None
+    samples_per_second: float | None
+    batch_size: int | None
+    queries_per_second: float | None
+    latency_bound_ms: float | None
+    rates_tried: int
+    summary_sha256: str
+    detail_sha256: str
+    summary_text: str
+    version: str
+
+
+def entry_loadgen_account(record: dict) -> LoadGenAccount | None:
+    """What a measured entry's run record says of its LoadGen test; None where it has none (measured before
+    LoadGen drove the harness). Every value is checked for its type: a record is JSON a submitter's tool wrote."""
+    loadgen = record.get("loadgen")
+    if not isinstance(loadgen, dict) or not isinstance(loadgen.get("settings"), dict):
+        return None
+    settings, latency = loadgen["settings"], loadgen.get("latency_ms")
+    latency = latency if isinstance(latency, dict) else {}
+    return LoadGenAccount(
+        scenario=_text(loadgen.get("scenario")),
+        valid=loadgen.get("valid") is True,
+        profile=_text(settings.get("profile")),
+        query_count=_count(loadgen.get("query_count")),
+        p90_ms=_figure(latency.get("p90")),
+        early_stopping_p90_ms=_figure(loadgen.get("early_stopping_p90_ms")),
+        samples_per_second=_figure(loadgen.get("samples_per_second")),
+        batch_size=_count(settings.get("batch_size")),
+        queries_per_second=_figure(record.get("queries_per_second")),
+        latency_bound_ms=_figure(settings.get("latency_bound_ms")),
+        rates_tried=len(loadgen["server_tries"]) if isinstance(loadgen.get("server_tries"), list) else 0,
+        summary_sha256=_text(loadgen.get("summary_sha256")),
+        detail_sha256=_text(loadgen.get("detail_sha256")),
+        summary_text=_text(loadgen.get("summary_text")),
+        version=_text(loadgen.get("version")),
+    )
+
+
+def _text(value) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _figure(value) -> float | None:
+    plain = isinstance(value, int | float) and not isinstance(value, bool)
+    return float(value) if plain and math.isfinite(value) else None
+
+
+def _count(value) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else None
 
 
 def entry_latency_distribution(entry: Entry) -> LatencyDistribution | None:
@@ -293,6 +357,7 @@ def entry_latency_distribution(entry: Entry) -> LatencyDistribution | None:
         model_sha256=str(record.get("model_sha256") or ""),
         histogram_edges_ms=[float(edge) for edge in edges],
         histogram_counts=[int(count) for count in counts],
+        loadgen=entry_loadgen_account(record),
     )
 
 

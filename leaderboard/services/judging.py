@@ -22,6 +22,7 @@ from dawnboard.formats.dawnbench.entry import published_entry_sha256
 from dawnboard.ingest import validate_dawnbench_files, validate_mllog_files
 from dawnboard.results import Results
 from dawnboard.run_records import machine_loads, with_machine_load
+from dawnboard.scoring import shortest_decimal, throughput_cost_of_single_stream_cost
 from dawnboard.scoring.runs import Spread
 from dawnboard.validation import IngestRejection, IngestResult, RunResult, RunStatus, log_field
 from leaderboard.models import CurvePoint, Entry, Run, Submission, SubmittedFile, Submitter, TaskVersion
@@ -431,6 +432,7 @@ def _entry_store(*, submission: Submission, verdict: IngestResult, source_name: 
         latency_ms=results.latency_ms,
         **_measured_latency_percentiles(submission),
         inference_cost_usd_per_10k=results.inference_cost_usd_per_10k,
+        **_measured_rates(submission, results),
         **Entry.spread_columns(spread),
     )
     _runs_store(entry=entry, verdict=verdict, logs=logs)
@@ -484,6 +486,29 @@ def _measured_latency_percentiles(submission: Submission) -> dict[str, float]:
         return {}
     latency = submission.run_record.get("latency_ms") or {}
     return {f"latency_{name}_ms": float(latency[name]) for name in LATENCY_PERCENTILES if name in latency}
+
+
+def _measured_rates(submission: Submission, results: Results) -> dict:
+    """What the harness measured through LoadGen (its run record), for a `measured` submission whose test LoadGen
+    judged VALID: the offline samples per second with 10,000 items' cost at that rate (at the price of the entry's
+    own cost), and the server's queries per second held."""
+    record = submission.run_record if submission.source == Submission.Source.MEASURED else None
+    loadgen = (record or {}).get("loadgen") or {}
+    if not loadgen.get("valid"):
+        return {}
+    rates = {
+        "samples_per_second": record.get("samples_per_second"),
+        "queries_per_second": record.get("queries_per_second"),
+    }
+    rates = {name: float(value) for name, value in rates.items() if isinstance(value, int | float) and value > 0}
+    throughput = rates.get("samples_per_second")
+    if throughput and results.inference_cost_usd_per_10k is not None and results.latency_ms:
+        rates["inference_cost_usd_per_10k_at_throughput"] = throughput_cost_of_single_stream_cost(
+            cost_usd_per_10k=results.inference_cost_usd_per_10k,
+            latency_ms=shortest_decimal(results.latency_ms),
+            samples_per_second=shortest_decimal(throughput),
+        )
+    return rates
 
 
 def _seed_entry_reproduced(submission: Submission) -> Entry | None:

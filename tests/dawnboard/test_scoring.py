@@ -17,6 +17,7 @@ from dawnboard.scoring import (
     inference_cost_usd_per_item,
     seconds_of,
     shortest_decimal,
+    throughput_cost_of_single_stream_cost,
     training_cost_usd,
 )
 
@@ -175,6 +176,19 @@ def test_cost_at_throughput_is_the_machine_time_of_10k_items_at_the_measured_rat
     ) == Decimal("0.0125")
     with pytest.raises(ValueError, match="above 0"):
         inference_cost_usd_per_10k_at_throughput(samples_per_second=Decimal(0), usd_per_hour=Decimal(1))
+
+
+def test_the_cost_at_throughput_follows_from_a_single_stream_cost_at_the_same_price():
+    per_item = inference_cost_usd_per_item(latency_ms=Decimal(9), usd_per_hour=Decimal("0.90"))
+    single_stream = inference_cost_usd_per_10k(cost_usd_per_item=per_item)
+
+    derived = throughput_cost_of_single_stream_cost(
+        cost_usd_per_10k=single_stream, latency_ms=Decimal(9), samples_per_second=Decimal(400)
+    )
+
+    assert derived == inference_cost_usd_per_10k_at_throughput(
+        samples_per_second=Decimal(400), usd_per_hour=Decimal("0.90")
+    )
 
 
 def test_seconds_and_hours_convert_by_one_constant():

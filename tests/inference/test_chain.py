@@ -130,6 +130,25 @@ def test_train_export_measure_and_the_entry_is_on_the_board(checkpoints, tmp_pat
     assert [row["entry_id"] for row in board["results"]] == [entry.id]
     api_entry = client.get(f"/api/v1/entries/{entry.id}/").json()
     assert api_entry["latency_percentiles_ms"]["p90"] == pytest.approx(latency["p90"])
+    assert (api_entry["samples_per_second"], api_entry["queries_per_second"]) == (
+        document["samples_per_second"],
+        document["queries_per_second"],
+    )
+    # The cost at throughput on the board is reckoned from the entry's own cost (its price cancels out), and
+    # agrees with the harness's, reckoned from the price itself.
+    at_throughput = client.get("/api/v1/leaderboards/digits/inference-cost/?cost_at=throughput").json()
+    assert at_throughput["cost_at"] == "throughput"
+    if scenario == "offline":
+        assert float(entry.inference_cost_usd_per_10k_at_throughput) == pytest.approx(
+            document["cost_usd_per_10k_at_throughput"], rel=1e-9
+        )
+        assert [row["entry_id"] for row in at_throughput["results"]] == [entry.id]
+        assert at_throughput["results"][0]["value"] == pytest.approx(document["cost_usd_per_10k_at_throughput"])
+    else:
+        assert entry.inference_cost_usd_per_10k_at_throughput is None and at_throughput["results"] == []
+    page = client.get(f"/entries/{entry.id}/").content.decode()
+    assert 'id="loadgen"' in page and record["loadgen"]["detail_sha256"] in page and "Result is : VALID" in page
+    assert ("samples/s" in page) == (scenario == "offline") and ("queries/s" in page) == (scenario == "server")
 
 
 @pytest.mark.django_db

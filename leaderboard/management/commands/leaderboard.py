@@ -9,7 +9,7 @@ from django.core.management.base import BaseCommand, CommandError
 from dawnboard import display
 from dawnboard.metrics import LEADERBOARD_METRICS, time_metric_of
 from dawnboard.rules import Track
-from leaderboard.selectors import LATENCY_STATS, UnknownLeaderboard, leaderboard
+from leaderboard.selectors import COST_AT, LATENCY_STATS, UnknownLeaderboard, leaderboard
 from pricing.domain.cost import AS_SUBMITTED, COST_POLICIES, COST_POLICY_MEANINGS
 
 
@@ -43,6 +43,12 @@ class Command(BaseCommand):
             help="Rank the inference-latency board by this statistic (default: mean); p90 and p99 leave out"
             " entries without measured percentiles.",
         )
+        parser.add_argument(
+            "--cost-at",
+            choices=list(COST_AT),
+            help="Rank the inference-cost board at this cost (default: single-stream); throughput leaves out"
+            " entries not measured offline through LoadGen.",
+        )
 
     def handle(self, *args, task: str, metric: str, json: bool = False, limit: int | None = None, **options):
         cost_basis = options.get("cost_basis")
@@ -51,7 +57,12 @@ class Command(BaseCommand):
         query = {"task_slug": task, "metric_slug": metric, "cost_basis": cost_basis, "version": options.get("version")}
         try:
             # The text lists the entries left out, so it reads the whole board and shows the first `limit` rows.
-            board = leaderboard(**query, limit=limit if json else None, latency_stat=options.get("latency_stat"))
+            board = leaderboard(
+                **query,
+                limit=limit if json else None,
+                latency_stat=options.get("latency_stat"),
+                cost_at=options.get("cost_at"),
+            )
         except UnknownLeaderboard as unknown:
             raise CommandError(unknown.message) from None
         if json:
@@ -62,7 +73,7 @@ class Command(BaseCommand):
 
     def _describe(self, board: dict, *, limit: int | None, cost_basis: str | None) -> list[str]:
         metric = LEADERBOARD_METRICS[board["metric"]]
-        heading = board["unit"] + (f", {board['latency_stat']}" if "latency_stat" in board else "")
+        heading = board["unit"] + "".join(f", {board[name]}" for name in ("latency_stat", "cost_at") if name in board)
         if metric.is_cost:
             basis = cost_basis or AS_SUBMITTED
             heading += f"; cost basis {basis}: {COST_POLICY_MEANINGS[basis]}"
