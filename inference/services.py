@@ -7,6 +7,7 @@ worker imports this module through `inference.tasks` whatever queue it serves.""
 from __future__ import annotations
 
 import datetime
+import os
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -18,9 +19,7 @@ from inference.errors import InferenceError, InferenceErrorCode
 from inference.options import MeasureOptions, Price
 from leaderboard.models import Submission
 from leaderboard.services import SubmissionOutcome, Upload, submission_create
-from pricing.domain.cost import catalog_price
-from pricing.models import InstanceType, PriceQuote
-from pricing.selectors import quote_on
+from pricing.selectors import PriceLookupError, on_demand_price
 
 if TYPE_CHECKING:
     from inference.job import MeasurementReport
@@ -29,10 +28,16 @@ MEASURE_TASK = "inference.measure"  # queued by name, on the reference queue; in
 
 
 def inference_price(
-    *, instance: str | None, provider: str | None, cost_per_hour: Decimal | None, day: datetime.date | None = None
+    *,
+    instance: str | None,
+    provider: str | None,
+    cost_per_hour: Decimal | None,
+    day: datetime.date | None = None,
+    vcpus: int | None = None,
 ) -> Price | None:
     """The price to cost a measurement at: the catalog's on-demand price of `provider`/`instance` on `day`
-    (today by default), or the given hourly price; None when neither is asked for.
+    (today by default; `instance` "auto": the provider's CPU instance of `vcpus` vCPUs), or the given hourly price;
+    None when neither is asked for.
 
     Raises:
         InferenceError: `unknown_instance`, or `no_price` when the catalog has none that day.
@@ -42,27 +47,10 @@ def inference_price(
     if instance is None:
         return None
     try:
-        found = InstanceType.objects.select_related("provider").get(name=instance, provider__slug=provider)
-    except InstanceType.DoesNotExist:
-        raise InferenceError(
-            InferenceErrorCode.UNKNOWN_INSTANCE,
-            f"The price catalog has no instance {instance!r} of provider {provider!r} "
-            "(the catalog's instances: GET /api/v1/pricing/instances/).",
-        ) from None
-    day = day or datetime.date.today()
-    quote = quote_on(instance=found, day=day, pricing_model=PriceQuote.PricingModel.ON_DEMAND)
-    if quote is None:
-        raise InferenceError(
-            InferenceErrorCode.NO_PRICE, f"The catalog has no on-demand price of {provider}/{instance} on {day}."
-        )
-    return Price(
-        usd_per_hour=catalog_price(quote.usd_per_hour),
-        source=(
-            f"catalog: {provider}/{instance} on-demand in {quote.region}, valid from {quote.valid_from} "
-            f"({quote.source_url})"
-        ),
-        instance=f"{provider}/{instance}",
-    )
+        found = on_demand_price(instance=instance, provider=provider, day=day or datetime.date.today(), vcpus=vcpus)
+    except PriceLookupError as error:
+        raise InferenceError(InferenceErrorCode(error.code), error.message) from None
+    return Price(usd_per_hour=found.usd_per_hour, source=found.source, instance=found.instance)
 
 
 def measurement_submit(*, report: MeasurementReport) -> SubmissionOutcome:
@@ -110,7 +98,9 @@ def measurement_execute(
     if submit and options.limit is not None:
         raise ValueError("--submit enters a measurement of the whole test set: drop --limit.")
     now = datetime.datetime.now(datetime.UTC)
-    price = inference_price(instance=instance, provider=provider, cost_per_hour=cost_per_hour, day=now.date())
+    price = inference_price(
+        instance=instance, provider=provider, cost_per_hour=cost_per_hour, day=now.date(), vcpus=os.cpu_count()
+    )
     out_dir = out_dir or Path(settings.REFERENCE_RUNS_DIR) / (
         f"inference-{options.task}-{options.backend}-{now:%Y%m%dT%H%M%SZ}"
     )

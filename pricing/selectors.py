@@ -473,3 +473,66 @@ def _priced(run: PricedRun, policy: str, machine: MachinePrice) -> PolicyCost:
     if run.latency_ms is None:
         return PolicyCost(policy, None, "the entry gives no latency")
     return inference_policy_cost(policy, latency_ms=run.latency_ms, usd_per_hour=price, count=count, source=source)
+
+
+@dataclass(frozen=True)
+class OnDemandPrice:
+    """A catalog instance's on-demand hourly price on a day, with where it comes from."""
+
+    usd_per_hour: Decimal
+    instance: str  # "aws/c5.large"
+    source: str
+
+
+class PriceLookupError(LookupError):
+    """No such instance in the catalog (`unknown_instance`), or no on-demand price of it that day (`no_price`)."""
+
+    def __init__(self, code: str, message: str):
+        super().__init__(message)
+        self.code, self.message = code, message
+
+
+# `--instance auto`: the catalog's CPU instance of the machine's vCPU count, of this family (compute-optimised,
+# 2 GiB a vCPU), the one a CPU-only run is priced as.
+AUTO_INSTANCE = "auto"
+AUTO_FAMILY = {"aws": "c5."}
+
+
+def on_demand_price(
+    *, instance: str, provider: str | None, day: datetime.date, vcpus: int | None = None
+) -> OnDemandPrice:
+    """The catalog's on-demand price of `provider`/`instance` on `day`. `instance` "auto" names the provider's
+    CPU-only instance (of `AUTO_FAMILY`) with `vcpus` vCPUs.
+
+    Raises:
+        PriceLookupError: `unknown_instance`, or `no_price` when the catalog has none that day.
+    """
+    instances = InstanceType.objects.select_related("provider").filter(provider__slug=provider)
+    if instance == AUTO_INSTANCE:
+        family = AUTO_FAMILY.get(provider or "")
+        candidates = instances.filter(name__startswith=family or "", vcpus=vcpus or 0, accelerator_count=0)
+        found = candidates.order_by("memory_gib", "name").first() if family else None
+        if found is None:
+            known = ", ".join(f"{name} ({families}*)" for name, families in AUTO_FAMILY.items())
+            raise PriceLookupError(
+                "unknown_instance",
+                f"The price catalog has no CPU instance of {vcpus} vCPUs of provider {provider!r} for --instance auto "
+                f"(it knows the families {known}).",
+            )
+    else:
+        found = instances.filter(name=instance).first()
+        if found is None:
+            raise PriceLookupError(
+                "unknown_instance",
+                f"The price catalog has no instance {instance!r} of provider {provider!r} "
+                "(the catalog's instances: GET /api/v1/pricing/instances/).",
+            )
+    quote = quote_on(instance=found, day=day, pricing_model=PriceQuote.PricingModel.ON_DEMAND)
+    name = f"{found.provider.slug}/{found.name}"
+    if quote is None:
+        raise PriceLookupError("no_price", f"The catalog has no on-demand price of {name} on {day}.")
+    return OnDemandPrice(
+        usd_per_hour=catalog_price(quote.usd_per_hour),
+        instance=name,
+        source=f"catalog: {name} on-demand in {quote.region}, valid from {quote.valid_from} ({quote.source_url})",
+    )

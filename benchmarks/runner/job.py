@@ -16,7 +16,7 @@ from typing import Any
 
 from benchmarks.runner.config import RunConfig
 from benchmarks.runner.loop import ProgressCallback, RunResult, train_reference
-from benchmarks.runner.record import DEFAULT_AUTHOR, DEFAULT_AUTHOR_EMAIL, WrittenRun, run_write
+from benchmarks.runner.record import DEFAULT_AUTHOR, DEFAULT_AUTHOR_EMAIL, PricedAs, WrittenRun, run_write
 from dawnboard.ingest import validate_dawnbench_files
 from dawnboard.rules import Track, rules_catalog
 from dawnboard.validation import IngestRejection, IngestResult
@@ -63,13 +63,17 @@ def reference_run(
     progress: ProgressCallback | None = None,
     author: str = DEFAULT_AUTHOR,
     author_email: str = DEFAULT_AUTHOR_EMAIL,
+    priced_as: PricedAs | None = None,
 ) -> RunReport:
-    """Train, then (on the main process) write the run's files into `out_dir` and judge them."""
+    """Train, then (on the main process) write the run's files into `out_dir` and judge them; `priced_as` prices
+    the entry as that catalog instance."""
     started_at = datetime.now(UTC)
     result = train_reference(config, progress=progress)
     if not result.processes.is_main:
         return RunReport(result=result, written=None, verdict=None)
-    written = run_write(result, out_dir, started_at=started_at, author=author, author_email=author_email)
+    written = run_write(
+        result, out_dir, started_at=started_at, author=author, author_email=author_email, priced_as=priced_as
+    )
     verdict = validate_dawnbench_files(
         task_slug=config.task,
         track=Track.TRAIN,

@@ -12,6 +12,7 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from decimal import Decimal
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -117,16 +118,31 @@ def run_name(result: RunResult) -> str:
     return f"{result.config.task}_{result.config.recipe}_seed{result.config.seed}"
 
 
-def entry_document(result: RunResult, facts: dict[str, Any], *, author: str, author_email: str) -> dict[str, Any]:
-    """The DAWNBench v1.0 entry of a run. No `costPerHour`: the board prices the hardware from its catalog."""
+@dataclass(frozen=True)
+class PricedAs:
+    """The catalog instance a run is priced as (the command looks its price up): its hourly price, its name
+    ("aws/c5.large") and where the price comes from."""
+
+    usd_per_hour: Decimal
+    instance: str
+    source: str
+
+
+def entry_document(
+    result: RunResult, facts: dict[str, Any], *, author: str, author_email: str, priced_as: PricedAs | None = None
+) -> dict[str, Any]:
+    """The DAWNBench v1.0 entry of a run. Without `priced_as`, no `costPerHour`: the board prices the hardware from
+    its catalog where it knows it. With it, `costPerHour` is that instance's price and `hardware` names it after
+    the machine measured ("2 CPU cores (AMD EPYC 7B13), priced as aws/c5.large", which the resolver matches)."""
     recipe = recipe_named(result.config.task, result.config.recipe)
-    return {
+    hardware = hardware_text(facts, result.processes.world_size)
+    document = {
         "version": current_rules(result.config.task).version,
         "author": author,
         "authorEmail": author_email,
         "framework": f"PyTorch {torch.__version__}",
         "model": recipe.model,
-        "hardware": hardware_text(facts, result.processes.world_size),
+        "hardware": hardware + (f", priced as {priced_as.instance}" if priced_as else ""),
         "timestamp": datetime.now(UTC).date().isoformat(),
         "commitHash": git_commit() or "",
         "misc": {
@@ -136,6 +152,10 @@ def entry_document(result: RunResult, facts: dict[str, Any], *, author: str, aut
             "echo factor": result.config.echo_factor,
         },
     }
+    if priced_as is not None:
+        document["costPerHour"] = float(priced_as.usd_per_hour)
+        document["misc"]["price"] = priced_as.source
+    return document
 
 
 def log_rows(result: RunResult) -> list[tuple[int, float, float]]:
@@ -184,13 +204,16 @@ def run_write(
     started_at: datetime,
     author: str = DEFAULT_AUTHOR,
     author_email: str = DEFAULT_AUTHOR_EMAIL,
+    priced_as: PricedAs | None = None,
 ) -> WrittenRun:
     """Write the entry, the log (as a DAWNBench TSV and as MLLOG), the weights and run.json into `directory`
     (created if need be)."""
     directory.mkdir(parents=True, exist_ok=True)
     facts = machine_facts(result.config.device, result.processes.world_size)
     name = run_name(result)
-    entry_bytes = write_entry(entry_document(result, facts, author=author, author_email=author_email))
+    entry_bytes = write_entry(
+        entry_document(result, facts, author=author, author_email=author_email, priced_as=priced_as)
+    )
     log_bytes = write_training_log(log_rows(result), metric_column=current_rules(result.config.task).log_column)
     record = run_record(result, facts, started_at=started_at)
     written = WrittenRun(

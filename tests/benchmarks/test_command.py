@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import statistics
+from decimal import Decimal
 from io import StringIO
 
 import pytest
@@ -146,3 +147,38 @@ def test_a_run_that_reached_the_threshold_but_whose_files_are_refused_says_why()
     Command(stdout=out)._summarise({"runs": [run], "summary": {"runs": 1}})
 
     assert "seed 2: reached the threshold, but the board refuses its files; hours_decreasing: Line 3" in out.getvalue()
+
+
+@pytest.mark.django_db
+def test_a_run_priced_as_the_catalog_cpu_instance_of_its_cores_fills_the_training_cost_board(
+    tmp_path, client, monkeypatch
+):
+    monkeypatch.setattr("os.cpu_count", lambda: 2)  # aws c5.large has 2 vCPUs, at 0.085 USD/h since 2017-11-06
+
+    document = json.loads(
+        run_reference("digits", "--instance", "auto", "--provider", "aws", "--submit", "--json", "--out", str(tmp_path))
+    )
+
+    entry = Entry.objects.get(id=document["submission"]["entry_id"])
+    assert entry.cost_per_hour_usd == Decimal("0.085")
+    assert entry.hardware.startswith("2 CPU cores (") and entry.hardware.endswith(", priced as aws/c5.large")
+    assert entry.training_cost_usd == pytest.approx(Decimal(entry.time_to_accuracy_seconds) / 3600 * Decimal("0.085"))
+    assert entry.misc["price"].startswith("catalog: aws/c5.large on-demand")
+    board = client.get("/api/v1/leaderboards/digits/training-cost/").json()
+    assert [row["entry_id"] for row in board["results"]] == [entry.id]
+
+
+@pytest.mark.parametrize(
+    ("arguments", "code"),
+    [
+        (["--instance", "x9.huge", "--provider", "aws"], "unknown_instance"),
+        (["--instance", "auto", "--provider", "nowhere"], "unknown_instance"),
+        (["--instance", "c5.large"], "needs --provider"),
+    ],
+)
+@pytest.mark.django_db
+def test_a_price_the_catalog_cannot_give_is_refused_before_training(tmp_path, arguments, code):
+    with pytest.raises(CommandError, match=code):
+        run_reference("digits", *arguments, "--out", str(tmp_path / "out"))
+
+    assert not (tmp_path / "out").exists()

@@ -383,3 +383,21 @@ def test_settings_loadgen_cannot_run_are_refused_before_anything_is_loaded(tmp_p
     message = refused("measure_inference", "digits", "--model", str(tmp_path / "absent.onnx"), *flags)
 
     assert message.startswith("invalid_setting:") and named in message
+
+
+@pytest.mark.django_db
+def test_make_run_s_measurement_is_priced_as_the_cpu_instance_of_its_cores_and_runs_once(
+    checkpoints, tmp_path, monkeypatch
+):
+    monkeypatch.setattr("os.cpu_count", lambda: 2)
+    model = export(checkpoints["trained"], tmp_path / "digits.onnx")
+    arguments = ["--model", str(model), "--scenario", "offline", "--quick", "--instance", "auto", "--provider", "aws"]
+    arguments += ["--only-if-missing", "--submit", "--out", str(tmp_path / "o")]
+
+    first = command("measure_inference", "digits", *arguments)
+    again = command("measure_inference", "digits", *arguments)
+
+    entry = Entry.objects.get(track="inference")
+    assert "(catalog: aws/c5.large on-demand" in first and "nothing was measured" in again
+    assert entry.hardware.endswith(", priced as aws/c5.large") and entry.samples_per_second > 0
+    assert Entry.objects.count() == 1

@@ -1,5 +1,6 @@
 """.venv/bin/python manage.py run_reference TASK [--recipe NAME] [--data-dir DIR] [--device cpu|cuda] [--seed S]
-[--runs N] [--max-epochs E] [--echo-factor F --echo-stage example|batch] [--out DIR] [--submit] [--json]
+[--runs N] [--max-epochs E] [--echo-factor F --echo-stage example|batch] [--instance NAME|auto --provider P]
+[--out DIR] [--submit] [--only-if-missing] [--json]
 
 The training stack (torch) is imported once a run starts: `--help`, a refused recipe and `--only-if-missing` on a
 board that has its entry (what `make run` does each time) answer without it.
@@ -7,7 +8,9 @@ board that has its entry (what `make run` does each time) answer without it.
 
 from __future__ import annotations
 
+import datetime
 import json
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,13 +21,29 @@ from benchmarks.runner.config import Device, EchoStage, RunConfig
 from benchmarks.services import reference_runs_submit
 from dawnboard import display
 from dawnboard.recipes import RECIPES, recipe_named, recipes_of
-from dawnboard.rules import Scale, current_rules
+from dawnboard.rules import Scale, Track, current_rules
 from leaderboard.models import Entry
+from pricing.selectors import PriceLookupError, on_demand_price
 
 if TYPE_CHECKING:
     from benchmarks.runner.loop import Progress
 
 TASKS = tuple(dict.fromkeys(recipe.task_slug for recipe in RECIPES))  # in the catalog's order
+
+
+def _priced_as(instance: str | None, provider: str | None):
+    """The catalog instance to price the run as, looked up before it trains; None when none is asked for."""
+    if instance is None:
+        return None
+    if not provider:
+        raise CommandError("--instance needs --provider.")
+    from benchmarks.runner.record import PricedAs  # torch: imported where a run is asked for
+
+    try:
+        price = on_demand_price(instance=instance, provider=provider, day=datetime.date.today(), vcpus=os.cpu_count())
+    except PriceLookupError as error:
+        raise CommandError(f"{error.code}: {error.message}") from None
+    return PricedAs(usd_per_hour=price.usd_per_hour, instance=price.instance, source=price.source)
 
 
 class Command(BaseCommand):
@@ -43,6 +62,12 @@ class Command(BaseCommand):
             "--echo-stage", choices=[stage.value for stage in EchoStage], default=EchoStage.EXAMPLE.value
         )
         parser.add_argument("--embeddings", type=Path, help="squad/bidaf: GloVe vectors (text format) to start from.")
+        parser.add_argument(
+            "--instance",
+            help="Price the entry as this catalog instance (its on-demand price today as costPerHour); auto: the"
+            " provider's CPU instance of this machine's vCPU count (aws: c5). Default: no costPerHour.",
+        )
+        parser.add_argument("--provider", help="The instance's provider (aws, gcp, azure, ...)")
         parser.add_argument("--out", type=Path, help="Default: runs/<task>-<recipe>-<utc time>/.")
         parser.add_argument(
             "--submit", action="store_true", help="Enter the runs into the board as one entry of N runs."
@@ -61,12 +86,14 @@ class Command(BaseCommand):
             known = ", ".join(other.name for other in RECIPES if other.task_slug == options["task"])
             message = f"The task {options['task']} has no recipe {options['recipe']!r}; its recipes: {known}."
             raise CommandError(message) from None
-        if options["only_if_missing"] and Entry.objects.accepted().filter(task__slug=recipe.task_slug).exists():
-            skipped = f"The board already has a {recipe.task_slug} entry; nothing was run."
+        trained = Entry.objects.accepted().filter(task__slug=recipe.task_slug, track=Track.TRAIN)
+        if options["only_if_missing"] and trained.exists():
+            skipped = f"The board already has a {recipe.task_slug} training entry; nothing was run."
             self.stdout.write(json.dumps({"skipped": skipped, "runs": []}) if options["json"] else skipped)
             return
         if options["runs"] < 1:
             raise CommandError("--runs must be at least 1.")
+        priced_as = _priced_as(options["instance"], options["provider"])
         from benchmarks.runner.distributed import process_group_stop  # torch, from here on: a run starts
         from benchmarks.runner.job import default_out_dir, reference_runs, runs_summary
         from benchmarks.workloads.base import DatasetMissing
@@ -87,7 +114,11 @@ class Command(BaseCommand):
             )
             out_dir = options["out"] or default_out_dir(config)
             reports = reference_runs(
-                config, options["runs"], out_dir, progress_for=bars.for_seed if bars else lambda seed: None
+                config,
+                options["runs"],
+                out_dir,
+                progress_for=bars.for_seed if bars else lambda seed: None,
+                priced_as=priced_as,
             )
         except (DatasetMissing, ValueError, RuntimeError) as error:
             raise CommandError(str(error)) from None

@@ -1,7 +1,7 @@
 """.venv/bin/python manage.py measure_inference TASK --model PATH [--backend onnxruntime|torch] [--data-dir DIR]
 [--scenario single-stream|offline|server] [--quick] [--batch-size N] [--latency-bound-ms MS]
 [--threads N] [--warmup K] [--limit N] [--instance NAME --provider P | --cost-per-hour USD] [--out DIR]
-[--submit] [--json]"""
+[--submit] [--only-if-missing] [--json]"""
 
 from __future__ import annotations
 
@@ -15,10 +15,11 @@ from tqdm import tqdm
 
 from dawnboard import display
 from dawnboard.recipes import RECIPES
-from dawnboard.rules import current_rules
+from dawnboard.rules import Track, current_rules
 from inference.errors import InferenceError
 from inference.options import Backend, MeasureOptions, Scenario
 from inference.services import measurement_execute
+from leaderboard.models import Entry
 
 
 class Command(BaseCommand):
@@ -50,14 +51,29 @@ class Command(BaseCommand):
         parser.add_argument("--latency-bound-ms", type=float, help="Server: the 99th percentile's bound, in ms.")
         parser.add_argument("--warmup", type=int, default=10, help="First items answered but not timed.")
         parser.add_argument("--limit", type=int, help="Answer only the first N items (the accuracy is theirs).")
-        parser.add_argument("--instance", help="Price at this catalog instance's on-demand price today")
+        parser.add_argument(
+            "--instance",
+            help="Price at this catalog instance's on-demand price today; auto: the provider's CPU instance of this"
+            " machine's vCPU count (aws: c5)",
+        )
         parser.add_argument("--provider", help="The instance's provider (aws, gcp, azure, ...)")
         parser.add_argument("--cost-per-hour", help="Price at this many USD per hour instead")
         parser.add_argument("--out", type=Path, help="Default: runs/inference-<task>-<backend>/")
         parser.add_argument("--submit", action="store_true", help="Enter the entry on the board if it qualifies.")
+        parser.add_argument(
+            "--only-if-missing",
+            action="store_true",
+            help="Measure nothing when the board has an inference entry of the task already (what make run does).",
+        )
         parser.add_argument("--json", action="store_true", help="Print one JSON document and nothing else.")
 
     def handle(self, *args, **options):
+        if (
+            options["only_if_missing"]
+            and Entry.objects.accepted().filter(task__slug=options["task"], track=Track.INFERENCE).exists()
+        ):
+            self.stdout.write(f"The board already has a {options['task']} inference entry; nothing was measured.")
+            return
         if options["instance"] and options["cost_per_hour"]:
             raise CommandError("Give --instance/--provider or --cost-per-hour, not both.")
         if options["instance"] and not options["provider"]:
@@ -113,10 +129,7 @@ class Command(BaseCommand):
         """The measurement for people, every figure written by `dawnboard.display` (`--json` keeps them raw)."""
         latency = document["latency_ms"]
         scale = current_rules(document["task"]).scale
-        self.stdout.write(
-            f"{document['task']} on {document['backend']}: {document['items']:,} items, one at a time "
-            "(LoadGen's accuracy pass)"
-        )
+        self.stdout.write(f"{document['task']} on {document['backend']}: {document['items']:,} items, one at a time")
         names = ("mean", "p50", "p90", "p99", "max")
         self.stdout.write("  latency " + "".join(f"{name:>12}" for name in names))
         self.stdout.write("          " + "".join(f"{display.latency_ms(latency[name]):>12}" for name in names))
