@@ -67,8 +67,8 @@ def harness_mean_ms(backend: OnnxBackend, arrays: list[np.ndarray], loadgen_mean
     """The harness's mean (its timed pass's); LoadGen's mean of the same measurement goes to `loadgen_means`."""
     settings = LoadGenSettings.of("single-stream", items=len(arrays), quick=True)
     with tempfile.TemporaryDirectory() as logs:
-        labels = np.zeros(len(arrays), dtype=np.int64)
-        measurement = measure(backend.run, arrays, labels, settings, Path(logs), top_k=1, warmup=WARMUP)
+        stream = ((array, 0) for array in arrays)
+        measurement = measure(backend.run, stream, arrays, settings, Path(logs), top_k=1, warmup=WARMUP)
     loadgen_means.append(measurement.performance.test.mean_ms)
     return measurement.latency.mean_ms
 

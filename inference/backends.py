@@ -16,19 +16,30 @@ import torch
 from inference.checkpoint import Checkpoint
 from inference.errors import InferenceError, InferenceErrorCode
 
+PROVIDERS = {"cpu": ["CPUExecutionProvider"], "cuda": ["CUDAExecutionProvider"]}
+
 
 class OnnxBackend:
     name = "onnxruntime"
     version = onnxruntime.__version__
 
-    def __init__(self, path: Path, *, threads: int):
+    def __init__(self, path: Path, *, threads: int, device: str = "cpu"):
+        """Raises InferenceError: `no_cuda_provider` for `device` "cuda" where onnxruntime has no CUDA execution
+        provider (onnxruntime-gpu not installed); `not_onnx`, `input_shape_mismatch` for the file."""
+        available = onnxruntime.get_available_providers()
+        if any(provider not in available for provider in PROVIDERS[device]):
+            raise InferenceError(
+                InferenceErrorCode.NO_CUDA_PROVIDER,
+                f"onnxruntime {self.version} here has no CUDA execution provider (its providers: "
+                f"{', '.join(available)}): install onnxruntime-gpu in place of onnxruntime to measure on the GPU.",
+            )
         try:
             onnx.checker.check_model(onnx.load(str(path)))
             options = onnxruntime.SessionOptions()
             options.intra_op_num_threads = threads
             options.inter_op_num_threads = 1
             options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
-            self.session = onnxruntime.InferenceSession(str(path), options, providers=["CPUExecutionProvider"])
+            self.session = onnxruntime.InferenceSession(str(path), options, providers=PROVIDERS[device])
         except Exception as error:  # onnx and onnxruntime raise their own types for a bad file
             raise InferenceError(
                 InferenceErrorCode.NOT_ONNX, f"{path} is not an ONNX model onnxruntime can run: {error}"
@@ -43,6 +54,7 @@ class OnnxBackend:
         self.input_type = inputs[0].type
         self.input_shape = tuple(inputs[0].shape)  # symbolic dimensions stay names
         self.threads = threads
+        self.provider = self.session.get_providers()[0]  # the execution provider that runs it, for the record
 
     def run(self, batch: np.ndarray) -> np.ndarray:
         return self.session.run(None, {self.input_name: batch})[0]

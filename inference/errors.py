@@ -16,6 +16,7 @@ class InferenceErrorCode(StrEnum):
     DATASET_MISSING = "dataset_missing"  # no test set where asked
     UNKNOWN_INSTANCE = "unknown_instance"  # --instance/--provider names nothing in the price catalog
     NO_PRICE = "no_price"  # the instance has no on-demand price today
+    NO_CUDA_PROVIDER = "no_cuda_provider"  # --device cuda where onnxruntime has no CUDA execution provider
     INVALID_SETTING = "invalid_setting"  # a LoadGen setting that cannot run: a latency bound of 0, a batch of 0
 
 

@@ -20,14 +20,14 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
 import numpy as np
 
 from inference.domain.latency import LatencySummary
-from inference.loadgen import LoadGenOutcome, LoadGenSettings, calibrated, loadgen_run
+from inference.loadgen import LoadGenOutcome, LoadGenSettings, SampleLibrary, calibrated, loadgen_run
 
 PREPROCESSING = (
     "each item read and preprocessed (decoded, resized, normalised, as the recipe's evaluation does) before "
@@ -77,8 +77,8 @@ class Measurement:
 
 def measure(
     answer: Callable[[np.ndarray], np.ndarray],
-    items: Sequence[np.ndarray],
-    labels: np.ndarray,
+    stream: Iterable[tuple[np.ndarray, int]],
+    library: SampleLibrary | Sequence[np.ndarray],
     settings: LoadGenSettings,
     out_dir: Path,
     *,
@@ -86,19 +86,23 @@ def measure(
     warmup: int,
     progress: Callable[[int], None] | None = None,
 ) -> Measurement:
-    """The timed pass, the accuracy pass, then the performance test of `settings.scenario`; LoadGen's logs under
-    `out_dir` (`accuracy/`, `calibration/`, the scenario's own folder, and the server's `server-<rate>/` tries)."""
-    if len(items) <= warmup:
-        raise ValueError(f"Only {len(items)} items: more than the {warmup} warm-up items are needed.")
-    latencies_ns, timed_logits = timed_pass(answer, items, progress=progress)
+    """The timed pass over `stream` (each item as an array of batch 1 and its label, in the set's order), the
+    accuracy pass and the performance test of `settings.scenario` over `library` (the same items, by position);
+    LoadGen's logs under `out_dir` (`accuracy/`, `calibration/`, the scenario's own folder, and the server's
+    `server-<rate>/` tries)."""
+    latencies_ns, timed_logits, labels = timed_pass(answer, stream, progress=progress)
+    if len(labels) <= warmup:
+        raise ValueError(f"Only {len(labels)} items: more than the {warmup} warm-up items are needed.")
+    if len(library) != len(labels):
+        raise ValueError(f"The timed pass answered {len(labels)} items and the sample library holds {len(library)}.")
     accuracy_pass = loadgen_run(
         answer,
-        items,
-        LoadGenSettings.of("single-stream", items=len(items), quick=True),
+        library,
+        LoadGenSettings.of("single-stream", items=len(labels), quick=True),
         out_dir / "accuracy",
         accuracy=True,
     )
-    logits = np.concatenate([accuracy_pass.outputs[index][None] for index in range(len(items))])
+    logits = np.concatenate([accuracy_pass.outputs[index][None] for index in range(len(labels))])
     latency = LatencySummary.of(latencies_ns[warmup:])
     tries: tuple[ServerTry, ...] = ()
     if settings.scenario == "server":
@@ -107,14 +111,14 @@ def measure(
         # test shows it, rather than a search down to rates whose tests last minutes.
         tests = 1 if settings.latency_bound_ms < latency.p99_ms else SERVER_SEARCH_TESTS
         settings, performance, tries = server_search(
-            answer, items, settings, out_dir, first_rate=first_rate, tests=tests
+            answer, library, settings, out_dir, first_rate=first_rate, tests=tests
         )
     else:
-        settings = calibrated(settings, answer, items, out_dir / "calibration")
-        performance = loadgen_run(answer, items, settings, out_dir / settings.scenario)
+        settings = calibrated(settings, answer, library, out_dir / "calibration")
+        performance = loadgen_run(answer, library, settings, out_dir / settings.scenario)
     return Measurement(
         latency=latency,
-        items=len(items),
+        items=len(labels),
         warmup=warmup,
         correct=top_k_hits(logits, labels, top_k),
         timed_pass_correct=top_k_hits(timed_logits, labels, top_k),
@@ -127,21 +131,26 @@ def measure(
 
 def timed_pass(
     answer: Callable[[np.ndarray], np.ndarray],
-    items: Sequence[np.ndarray],
+    stream: Iterable[tuple[np.ndarray, int]],
     *,
     progress: Callable[[int], None] | None = None,
-) -> tuple[list[int], np.ndarray]:
-    """Each item answered alone, in order, the call timed alone: (latencies in ns, the logits, a row an item)."""
+) -> tuple[list[int], np.ndarray, np.ndarray]:
+    """Each item answered alone, in order, the call timed alone: (latencies in ns, the logits a row an item, the
+    labels). Between two calls the loop only takes the next item (read and preprocessed by `stream`)."""
     latencies_ns: list[int] = []
     outputs: list[np.ndarray] = []
-    for item in items:
+    labels: list[int] = []
+    for item, label in stream:
         started = time.perf_counter_ns()
         logits = answer(item)
         latencies_ns.append(time.perf_counter_ns() - started)
         outputs.append(logits)
+        labels.append(label)
         if progress is not None:
             progress(len(outputs))
-    return latencies_ns, np.concatenate(outputs)
+    if not outputs:
+        raise ValueError("No item was answered.")
+    return latencies_ns, np.concatenate(outputs), np.asarray(labels, dtype=np.int64)
 
 
 def server_search(

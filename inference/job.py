@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -43,7 +44,7 @@ from inference.backends import OnnxBackend, TorchBackend
 from inference.checkpoint import checkpoint_read
 from inference.errors import InferenceError, InferenceErrorCode
 from inference.harness import PREPROCESSING, Measurement, measure
-from inference.loadgen import LoadGenSettings
+from inference.loadgen import RESIDENT_SAMPLES, LoadGenSettings, SampleLibrary
 from inference.options import Backend, MeasureOptions, Price, Scenario
 
 
@@ -125,17 +126,18 @@ def _measurement_run(options, out_dir, *, price, progress, author, email) -> Mea
         workload.load()
     except DatasetMissing as error:
         raise InferenceError(InferenceErrorCode.DATASET_MISSING, str(error)) from None
-    items, labels = _items(workload, options.limit)
+    count = workload.eval_size if options.limit is None else min(options.limit, workload.eval_size)
     rules = current_rules(options.task)
     top_k = 5 if rules.log_column == "top5Accuracy" else 1
     chosen = {"latency_bound_ms": options.latency_bound_ms} if options.scenario is Scenario.SERVER else {}
     if options.scenario is Scenario.OFFLINE:
-        chosen["batch_size"] = min(batch_size, len(items))
-    settings = LoadGenSettings.of(str(options.scenario), items=len(items), quick=options.quick, **chosen)
+        chosen["batch_size"] = min(batch_size, count)
+    settings = LoadGenSettings.of(str(options.scenario), items=count, quick=options.quick, **chosen)
+    library = SampleLibrary(count, partial(_arrays, workload), resident=RESIDENT_SAMPLES)
     measurement = measure(
         backend.run,
-        items,
-        labels,
+        _stream(workload, count),
+        library,
         settings,
         out_dir / "loadgen",
         top_k=top_k,
@@ -175,6 +177,7 @@ def _measurement_run(options, out_dir, *, price, progress, author, email) -> Mea
         "recipe": workload.recipe,
         "backend": backend.name,
         "backend_version": backend.version,
+        "provider": getattr(backend, "provider", "torch eager, CPU"),
         "model_path": str(options.model),
         "model_sha256": hashlib.sha256(options.model.read_bytes()).hexdigest(),
         "scenario": str(options.scenario),
@@ -288,16 +291,22 @@ def _loadgen_record(measurement: Measurement) -> dict[str, Any]:
     }
 
 
-def _items(workload: Workload, limit: int | None) -> tuple[list[np.ndarray], np.ndarray]:
-    """The evaluation set's items as LoadGen's sample library holds them (each an array of batch 1), in order,
-    and their labels; the first `limit` only when given."""
-    arrays, labels = [], []
-    for inputs, label in workload.evaluation_batches(1):
-        if limit is not None and len(arrays) >= limit:
-            break
-        arrays.append(np.ascontiguousarray(inputs.numpy(), dtype=np.float32))
-        labels.append(int(label[0]))
-    return arrays, np.asarray(labels, dtype=np.int64)
+def _stream(workload: Workload, count: int) -> Iterator[tuple[np.ndarray, int]]:
+    """The first `count` evaluation items in the set's order, each as the array the backend takes (batch 1) and
+    its label: the timed pass's, read as it goes."""
+    for position, (inputs, label) in enumerate(workload.evaluation_batches(1)):
+        if position >= count:
+            return
+        yield _array(inputs), int(label[0])
+
+
+def _arrays(workload: Workload, positions: list[int]) -> list[np.ndarray]:
+    """The items at `positions`, as LoadGen's sample library loads them."""
+    return [_array(inputs) for inputs, _ in workload.evaluation_items(positions)]
+
+
+def _array(inputs) -> np.ndarray:
+    return np.ascontiguousarray(inputs.numpy(), dtype=np.float32)
 
 
 def _backend_and_workload(options: MeasureOptions) -> tuple[OnnxBackend | TorchBackend, Workload]:
@@ -305,7 +314,7 @@ def _backend_and_workload(options: MeasureOptions) -> tuple[OnnxBackend | TorchB
         checkpoint = checkpoint_read(options.model, task=options.task)
         workload = _with_one_tensor_items(checkpoint.workload(options.data_dir))
         return TorchBackend(checkpoint, threads=options.threads), workload
-    backend = OnnxBackend(options.model, threads=options.threads)
+    backend = OnnxBackend(options.model, threads=options.threads, device=options.device)
     metadata = {prop.key: prop.value for prop in onnx.load(str(options.model), load_external_data=False).metadata_props}
     task = metadata.get("dawnboard.task", options.task)
     if task != options.task:

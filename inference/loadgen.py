@@ -2,8 +2,10 @@
 
 LoadGen decides when each query is issued and times it; this module supplies the two things it asks for:
 
-- a query sample library (QSL) over the task's items, all held in memory as the arrays the backend takes (one
-  item each, batch dimension 1), so loading costs nothing while LoadGen times;
+- a query sample library (QSL) over the task's items (`SampleLibrary`): the arrays the backend takes (one item
+  each, batch dimension 1), at most `resident` of them in memory at once, loaded when LoadGen asks, before it
+  starts timing (a performance test holds `resident` samples; an accuracy test walks the whole set that many at a
+  time), so loading costs nothing while LoadGen times and an ImageNet validation set need not fit in memory;
 - a system under test (SUT) that answers LoadGen's queries with `answer` (a backend's `run`: an array of a batch
   in, its logits out):
   - single stream: each query is one sample, answered in LoadGen's issuing thread as it arrives;
@@ -21,7 +23,7 @@ from __future__ import annotations
 
 import queue
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -122,6 +124,41 @@ class LoadGenSettings:
         return settings
 
 
+# MLPerf Inference's performance sample count for ResNet-50 (mlcommons/inference mlperf.conf: resnet50
+# performance_sample_count_override = 1024): the samples a performance test draws its queries from.
+RESIDENT_SAMPLES = 1024
+
+
+class SampleLibrary:
+    """LoadGen's query sample library: `count` items, read `resident` at most at a time by `read` (positions in,
+    one array of batch 1 each out, in the order asked) when LoadGen loads them, dropped when it unloads them."""
+
+    def __init__(self, count: int, read: Callable[[list[int]], Iterable[np.ndarray]], *, resident: int):
+        if count < 1 or resident < 1:
+            raise ValueError("LoadGen needs at least one item.")
+        self.count, self.read, self.resident = count, read, min(resident, count)
+        self.loaded: dict[int, np.ndarray] = {}
+
+    @classmethod
+    def in_memory(cls, items: Sequence[np.ndarray]) -> SampleLibrary:
+        """Items already held, every one resident."""
+        return cls(len(items), lambda positions: [items[position] for position in positions], resident=len(items))
+
+    def __len__(self) -> int:
+        return self.count
+
+    def __getitem__(self, position: int) -> np.ndarray:
+        return self.loaded[position]
+
+    def load(self, positions: list[int]) -> None:
+        positions = [int(position) for position in positions]
+        self.loaded.update(zip(positions, self.read(positions), strict=True))
+
+    def unload(self, positions: list[int]) -> None:
+        for position in positions:
+            self.loaded.pop(int(position), None)
+
+
 @dataclass(frozen=True)
 class LoadGenOutcome:
     """A finished test: LoadGen's figures, where its logs are, and (accuracy mode) each sample's logits."""
@@ -134,23 +171,25 @@ class LoadGenOutcome:
 
 def loadgen_run(
     answer: Callable[[np.ndarray], np.ndarray],
-    items: Sequence[np.ndarray],
+    items: SampleLibrary | Sequence[np.ndarray],
     settings: LoadGenSettings,
     out_dir: Path,
     *,
     accuracy: bool = False,
 ) -> LoadGenOutcome:
-    """Run one LoadGen test of `answer` over `items` (each an array of batch 1), its logs written in `out_dir`.
+    """Run one LoadGen test of `answer` over `items` (a `SampleLibrary`, or arrays of batch 1 held in memory), its
+    logs written in `out_dir`.
 
     Raises:
         RejectedInput: LoadGen's detail log could not be read (it stopped before writing its results).
     """
-    if not items:
+    if not len(items):
         raise ValueError("LoadGen needs at least one item.")
+    library = items if isinstance(items, SampleLibrary) else SampleLibrary.in_memory(items)
     out_dir.mkdir(parents=True, exist_ok=True)
-    system = _SystemUnderTest(answer, items, settings, keep_outputs=accuracy)
+    system = _SystemUnderTest(answer, library, settings, keep_outputs=accuracy)
     sut = lg.ConstructSUT(system.issue_callback(), system.flush)
-    qsl = lg.ConstructQSL(len(items), len(items), _nothing, _nothing)
+    qsl = lg.ConstructQSL(len(library), library.resident, library.load, library.unload)
     log_settings = lg.LogSettings()
     log_settings.log_output.outdir = str(out_dir)
     log_settings.log_output.copy_summary_to_stdout = False
@@ -194,10 +233,6 @@ def calibrated(settings: LoadGenSettings, answer, items: Sequence[np.ndarray], o
     return replace(settings, expected_qps=max(test.samples_per_second or 0.0, 1.0) * CALIBRATION_MARGIN)
 
 
-def _nothing(_samples: Any) -> None:
-    """The QSL's load and unload: the items are in memory already."""
-
-
 class _SystemUnderTest:
     """LoadGen's callbacks: `issue` answers (or, for the server, queues) each query's samples; `flush` does nothing
     (every query is answered as soon as it can be)."""
@@ -226,7 +261,14 @@ class _SystemUnderTest:
         attribute looked up and call made in Python adds to a query of a model answering in 40 us)."""
         if self.settings.scenario != "single-stream" or self.keep_outputs:
             return self.issue
-        answer, items, complete, response = self.answer, self.items, lg.QuerySamplesComplete, lg.QuerySampleResponse
+        # The library's dict of loaded samples itself: LoadGen loads them before it times, and a dict lookup is
+        # cheaper than a method call a query.
+        answer, items, complete, response = (
+            self.answer,
+            self.items.loaded,
+            lg.QuerySamplesComplete,
+            lg.QuerySampleResponse,
+        )
 
         def answer_one(samples: list) -> None:
             sample = samples[0]

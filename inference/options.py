@@ -58,6 +58,7 @@ class MeasureOptions:
     quick: bool = False
     batch_size: int | None = None
     latency_bound_ms: float | None = None
+    device: str = "cpu"  # onnxruntime's execution provider: cpu, or cuda (onnxruntime-gpu)
 
     def __post_init__(self):
         """Raises InferenceError (`invalid_setting`) for settings LoadGen cannot run."""
@@ -68,5 +69,7 @@ class MeasureOptions:
             problem = f"--latency-bound-ms must be a number of ms above 0, not {self.latency_bound_ms}."
         elif self.scenario is Scenario.SERVER and self.latency_bound_ms is None:
             problem = "The server scenario needs --latency-bound-ms (the bound on its 99th percentile)."
+        elif self.device != "cpu" and self.backend is not Backend.ONNXRUNTIME:
+            problem = "--device cuda measures on onnxruntime's CUDA execution provider: --backend torch is CPU only."
         if problem:
             raise InferenceError(InferenceErrorCode.INVALID_SETTING, problem)

@@ -31,6 +31,7 @@ def measure_inference_task(
     quick: bool = False,
     batch_size: int | None = None,
     latency_bound_ms: float | None = None,
+    device: str = "cpu",
 ) -> dict:
     options = MeasureOptions(
         task=task,
@@ -44,6 +45,7 @@ def measure_inference_task(
         quick=quick,
         batch_size=batch_size,
         latency_bound_ms=latency_bound_ms,
+        device=device,
     )
     outcome = measurement_execute(
         options=options,

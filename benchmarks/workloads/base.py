@@ -119,6 +119,24 @@ class Workload(ABC):
         """
         raise NotImplementedError(f"{self.task}/{self.recipe} has no one-tensor evaluation items.")
 
+    def evaluation_items(self, positions: Sequence[int]) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
+        """The evaluation items at `positions` (of `evaluation_batches(1)`'s order), in the order given, each a batch
+        of one preprocessed exactly as there: what the inference harness's query sample library loads when
+        LoadGen asks for them, a few at a time (an ImageNet validation set is not held in memory whole).
+
+        This default reads the whole set in order and keeps those asked for; a recipe that can read an item by
+        its position reads only those.
+        """
+        wanted = set(positions)
+        found = {}
+        for position, item in enumerate(self.evaluation_batches(1)):
+            if position in wanted:
+                found[position] = item
+                if len(found) == len(wanted):
+                    break
+        for position in positions:
+            yield found[position]
+
     @property
     def eval_size(self) -> int | None:
         """How many examples `evaluate` judges (MLPerf's `eval_samples`); None where the recipe does not say."""

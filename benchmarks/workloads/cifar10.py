@@ -243,6 +243,14 @@ class Cifar10Workload(Workload):
                 labels[start : start + batch_size],
             )
 
+    def evaluation_items(self, positions: Sequence[int]) -> Iterator[Cifar10Batch]:
+        images, labels = self.data.test_images, self.data.test_labels
+        for position in positions:
+            yield (
+                self._normalise(images[position : position + 1].float().div_(255)),
+                labels[position : position + 1],
+            )
+
     def evaluate(self, model: nn.Module, device: torch.device) -> float:
         batches = self.evaluation_batches(int(self.config["eval_batch_size"]))
         return top_k_accuracy(model, batches, device, k=1, channels_last=self.channels_last)

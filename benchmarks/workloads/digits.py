@@ -134,5 +134,9 @@ class DigitsCNNWorkload(Workload):
         for start in range(0, len(self.test_labels), batch_size):
             yield self.test_images[start : start + batch_size], self.test_labels[start : start + batch_size]
 
+    def evaluation_items(self, positions):
+        for position in positions:
+            yield self.test_images[position : position + 1], self.test_labels[position : position + 1]
+
     def evaluate(self, model, device) -> float:
         return top_k_accuracy(model, self.evaluation_batches(self.config["eval_batch_size"]), device, k=1)

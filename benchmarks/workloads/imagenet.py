@@ -409,6 +409,21 @@ class ResNet50ImageNet(Workload):
         for images, labels in self._loader(dataset, chunks):
             yield normalize(images.float()), labels
 
+    def evaluation_items(self, positions: Sequence[int]) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
+        """The validation images at `positions` alone, decoded as `evaluation_batches` decodes them."""
+        dataset = DecodedChunks(
+            self._loaded(self._val),
+            resize=int(self.config["eval_resize"]),
+            crop=int(self.config["image_size"]),
+            draft=False,
+        )
+        chunk = int(self.config["eval_batch_size"])
+        chunks = [list(positions[start : start + chunk]) for start in range(0, len(positions), chunk)]
+        for images, labels in self._loader(dataset, chunks):
+            normalised = normalize(images.float())
+            for row in range(len(labels)):
+                yield normalised[row : row + 1], labels[row : row + 1]
+
     @torch.no_grad()
     def evaluate(self, model: nn.Module, device: torch.device) -> float:
         """Top-5 accuracy in percent on the validation images."""

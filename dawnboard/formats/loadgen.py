@@ -44,6 +44,19 @@ REQUIRED_RESULTS = ("result_validity", "result_query_count")
 ACCURACY_ONLY = "AccuracyOnly"
 SETTING_PREFIX = "effective_"
 COMMENTARY = "generic_message"  # LoadGen's notes as the test goes, written many times
+# Written once for each set of samples loaded: an accuracy test walking a set larger than the samples held at
+# once loads several, each with its own list, query count and power window.
+PER_LOADED_SET = frozenset(
+    {
+        "loaded_qsl_set",
+        "power_begin",
+        "power_end",
+        "generated_query_count",
+        "generated_query_duration",
+        "generated_samples_per_query",
+    }
+)
+REPEATED = PER_LOADED_SET | {COMMENTARY}
 
 
 @dataclass(frozen=True)
@@ -104,7 +117,7 @@ def read_loadgen_detail(data: bytes, *, file_name: str = "mlperf_log_detail.txt"
     """
     # Every key but LoadGen's running commentary is written once; written again with another value, the log is
     # ambiguous.
-    first_of = read_records(data, file_name=file_name, single_valued=lambda key: key != COMMENTARY)
+    first_of = read_records(data, file_name=file_name, single_valued=lambda key: key not in REPEATED)
     values = {key: record.value for key, record in first_of.items()}
     lines = {key: record.line for key, record in first_of.items()}
     required = REQUIRED_SETTINGS + (() if values.get("effective_test_mode") == ACCURACY_ONLY else REQUIRED_RESULTS)

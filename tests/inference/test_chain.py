@@ -401,3 +401,30 @@ def test_make_run_s_measurement_is_priced_as_the_cpu_instance_of_its_cores_and_r
     assert "(catalog: aws/c5.large on-demand" in first and "nothing was measured" in again
     assert entry.hardware.endswith(", priced as aws/c5.large") and entry.samples_per_second > 0
     assert Entry.objects.count() == 1
+
+
+@pytest.mark.django_db
+def test_cuda_where_onnxruntime_has_no_cuda_provider_is_refused_saying_what_to_install(
+    checkpoints, tmp_path, monkeypatch
+):
+    monkeypatch.setattr("onnxruntime.get_available_providers", lambda: ["CPUExecutionProvider"])
+    model = export(checkpoints["trained"], tmp_path / "digits.onnx")
+
+    message = refused("measure_inference", "digits", "--model", str(model), "--device", "cuda", "--quick")
+    torch_on_cuda = refused(
+        "measure_inference", "digits", "--model", str(checkpoints["trained"]), "--backend", "torch", "--device", "cuda"
+    )
+
+    assert message.startswith("no_cuda_provider:") and "onnxruntime-gpu" in message
+    assert torch_on_cuda.startswith("invalid_setting:")
+
+
+@pytest.mark.django_db
+def test_the_record_names_the_execution_provider_that_ran_the_model(checkpoints, tmp_path):
+    model = export(checkpoints["trained"], tmp_path / "digits.onnx")
+
+    document = json.loads(
+        command("measure_inference", "digits", "--model", str(model), "--quick", "--out", str(tmp_path / "o"), "--json")
+    )
+
+    assert json.loads(Path(document["record_path"]).read_text())["provider"] == "CPUExecutionProvider"

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from dawnboard.errors import ErrorCode
-from inference.loadgen import EARLY_STOPPING_MIN_QUERIES, LoadGenSettings, calibrated, loadgen_run
+from inference.loadgen import EARLY_STOPPING_MIN_QUERIES, LoadGenSettings, SampleLibrary, calibrated, loadgen_run
 
 ITEMS = 60  # fewer than LoadGen's early stopping needs in a single stream: the quick profile issues 64 queries
 rng = np.random.default_rng(0)
@@ -143,3 +143,39 @@ def test_the_mlperf_profile_keeps_mlperf_s_minimums():
         "latency_bound_ms": None,
         "profile": "quick",
     }
+
+
+class CountingReader:
+    """Reads INPUTS by position for a SampleLibrary, and records the most held in memory at once."""
+
+    def __init__(self):
+        self.library = None
+        self.most_held = 0
+
+    def __call__(self, positions: list[int]) -> list[np.ndarray]:
+        held = len(self.library.loaded) + len(positions)
+        self.most_held = max(self.most_held, held)
+        return [INPUTS[position] for position in positions]
+
+
+@pytest.mark.parametrize("scenario", ["single-stream", "offline"])
+def test_a_library_holding_a_few_samples_at_a_time_still_answers_every_item_once_in_accuracy_mode(tmp_path, scenario):
+    reader = CountingReader()
+    library = SampleLibrary(ITEMS, reader, resident=16)
+    reader.library = library
+
+    outcome = loadgen_run(Model(), library, quick(scenario, batch_size=8), tmp_path, accuracy=True)
+
+    assert sorted(outcome.outputs) == list(range(ITEMS))
+    assert all(np.allclose(outcome.outputs[i], (INPUTS[i] @ WEIGHTS)[0]) for i in range(ITEMS))
+    assert reader.most_held <= 16 and library.loaded == {}  # loaded as LoadGen asked, and let go
+
+
+def test_a_performance_test_answers_from_the_samples_loaded(tmp_path):
+    reader = CountingReader()
+    library = SampleLibrary(ITEMS, reader, resident=16)
+    reader.library = library
+
+    outcome = loadgen_run(Model(), library, quick("single-stream"), tmp_path)
+
+    assert outcome.test.valid and reader.most_held <= 16

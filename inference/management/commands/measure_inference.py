@@ -1,5 +1,5 @@
 """.venv/bin/python manage.py measure_inference TASK --model PATH [--backend onnxruntime|torch] [--data-dir DIR]
-[--scenario single-stream|offline|server] [--quick] [--batch-size N] [--latency-bound-ms MS]
+[--scenario single-stream|offline|server] [--quick] [--batch-size N] [--latency-bound-ms MS] [--device cpu|cuda]
 [--threads N] [--warmup K] [--limit N] [--instance NAME --provider P | --cost-per-hour USD] [--out DIR]
 [--submit] [--only-if-missing] [--json]"""
 
@@ -33,6 +33,12 @@ class Command(BaseCommand):
         parser.add_argument("--model", type=Path, required=True, help="An .onnx file, or a .pt with --backend torch")
         parser.add_argument("--backend", choices=[backend.value for backend in Backend], default=Backend.ONNXRUNTIME)
         parser.add_argument("--data-dir", type=Path, help="Where the task's dataset is (digits needs none).")
+        parser.add_argument(
+            "--device",
+            choices=["cpu", "cuda"],
+            default="cpu",
+            help="onnxruntime's execution provider: cpu (default), or cuda where onnxruntime-gpu is installed.",
+        )
         parser.add_argument(
             "--threads", type=int, default=os.cpu_count() or 1, help="Intra-op threads of the backend (default: all)."
         )
@@ -94,6 +100,7 @@ class Command(BaseCommand):
                 quick=options["quick"],
                 batch_size=options["batch_size"],
                 latency_bound_ms=options["latency_bound_ms"],
+                device=options["device"],
             )
         except InferenceError as error:
             raise CommandError(str(error)) from None
