@@ -26,7 +26,11 @@ class Checkpoint:
     state_dict: dict[str, torch.Tensor]
 
     def workload(self, data_dir: Path | None = None) -> Workload:
-        return workload_class(self.task, self.recipe)(data_dir, self.overrides)
+        """The recipe's workload as the checkpoint was trained, shaped by its weights where the data shapes the
+        model (ImageNet's class count), so the model rebuilds without the data."""
+        workload = workload_class(self.task, self.recipe)(data_dir, self.overrides)
+        workload.shape_from(self.state_dict)
+        return workload
 
     def model(self) -> nn.Module:
         """The trained model, on the CPU, in eval mode."""

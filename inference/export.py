@@ -85,8 +85,8 @@ def export_onnx(checkpoint: Checkpoint, out: Path, *, opset: int = DEFAULT_OPSET
     """
     if opset < MIN_OPSET:
         raise ValueError(f"--opset must be at least {MIN_OPSET}.")
+    shape = item_shape(checkpoint)  # a recipe of several input tensors is refused before its model is rebuilt
     model = checkpoint.model()
-    shape = item_shape(checkpoint)
     example = torch.randn(shape, generator=torch.Generator().manual_seed(0))
     out.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=out.parent, prefix=".export-") as folder:

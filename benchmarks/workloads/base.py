@@ -119,6 +119,12 @@ class Workload(ABC):
         """
         raise NotImplementedError(f"{self.task}/{self.recipe} has no one-tensor evaluation items.")
 
+    def shape_from(self, state_dict: Mapping[str, torch.Tensor]) -> None:
+        """For a recipe whose model is shaped by its data (`model_needs_data`): take that shape from a trained
+        model's weights instead, so that `build_model` rebuilds it without the data (the inference harness
+        exports a checkpoint). Does nothing for the others."""
+        return None
+
     def evaluation_items(self, positions: Sequence[int]) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
         """The evaluation items at `positions` (of `evaluation_batches(1)`'s order), in the order given, each a batch
         of one preprocessed exactly as there: what the inference harness's query sample library loads when

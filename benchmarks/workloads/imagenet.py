@@ -355,6 +355,11 @@ class ResNet50ImageNet(Workload):
         images = normalize(images).contiguous(memory_format=torch.channels_last)
         return images, labels.to(device, non_blocking=True)
 
+    def shape_from(self, state_dict: Mapping[str, torch.Tensor]) -> None:
+        """The class count from the final layer's weights (the names stand in until `load` reads the real ones)."""
+        if not self.classes:
+            self.classes = tuple(f"class{index}" for index in range(state_dict["fc.weight"].shape[0]))
+
     def build_model(self) -> nn.Module:
         if not self.classes:
             raise RuntimeError("imagenet/resnet50: load() the data before building the model (it counts the classes).")
