@@ -78,6 +78,8 @@ class ErrorCode(StrEnum):
     LOADGEN_WRONG_SCENARIO = "loadgen_wrong_scenario"
     LOADGEN_WRONG_MODE = "loadgen_wrong_mode"
     LOADGEN_INVALID = "loadgen_invalid"
+    LOADGEN_LOGS = "loadgen_logs"
+    LOADGEN_CONTRADICTS_ENTRY = "loadgen_contradicts_entry"
 
 
 class WarningCode(StrEnum):
@@ -179,6 +181,10 @@ ERROR_DESCRIPTIONS = {
     ErrorCode.LOADGEN_WRONG_SCENARIO: "A LoadGen log is of another scenario than the measurement it stands for.",
     ErrorCode.LOADGEN_WRONG_MODE: "A LoadGen log is of an accuracy or other test, not a performance one.",
     ErrorCode.LOADGEN_INVALID: "LoadGen judged the test INVALID, or counted errors in it.",
+    ErrorCode.LOADGEN_LOGS: "An inference entry's LoadGen logs are not one detail log (mlperf_log_detail.txt) and at "
+    "most one summary (mlperf_log_summary.txt), or the summary tells another test than the detail log.",
+    ErrorCode.LOADGEN_CONTRADICTS_ENTRY: "The LoadGen log contradicts the entry: another scenario than its "
+    "misc.scenario, or a mean latency outside the latencies LoadGen measured in a single stream.",
 }
 
 WARNING_DESCRIPTIONS = {

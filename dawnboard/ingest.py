@@ -8,14 +8,23 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
+from dataclasses import replace
 from functools import partial
 
-from dawnboard.errors import ErrorCode, Issue, RejectedInput, WarningCode
+from dawnboard.errors import ErrorCode, Issue, RejectedInput, WarningCode, shown
 from dawnboard.formats.dawnbench import read_entry, read_training_log
+from dawnboard.formats.loadgen import (
+    LoadGenTest,
+    is_loadgen_detail,
+    is_loadgen_summary,
+    read_loadgen_detail,
+    read_loadgen_summary,
+    summary_contradictions,
+)
 from dawnboard.formats.mllog import ResultSet, read_mllog
 from dawnboard.mllog_records import MllogLog
 from dawnboard.rounds import TrainingRound, round_named
-from dawnboard.rules import MLPERF_VERSION_PREFIX, LogFormat, RulesCatalog
+from dawnboard.rules import MLPERF_VERSION_PREFIX, LogFormat, RulesCatalog, Track
 from dawnboard.validation import IngestRejection, IngestResult, validate_submission
 from dawnboard.validation.mlperf import SetVerdict, judge_result_set
 from dawnboard.validation.mlperf_entry import mlperf_ingest_result
@@ -30,16 +39,87 @@ def validate_dawnbench_files(
         task_slug: the task the submitter names, e.g. "cifar10".
         track: "train" or "inference".
         entry_bytes: the entry JSON file, as uploaded (None: none was sent).
-        logs: the TSV log of each run, as uploaded; ignored with a warning for inference.
+        logs: the TSV log of each run, as uploaded. For inference: MLPerf LoadGen's detail log and, optionally,
+            its summary, which the verdict then carries (`loadgen_logs_judged`); any other log is ignored with
+            a warning.
         catalog: task slug -> entry `version` -> the rules of that task version.
     """
-    return validate_submission(
+    test, loadgen_errors, logs = None, [], list(logs)
+    if track == Track.INFERENCE.value and logs:
+        test, loadgen_errors, logs = _loadgen_logs(logs)
+    verdict = validate_submission(
         task_slug=task_slug,
         track=track,
         entry=None if entry_bytes is None else partial(read_entry, entry_bytes),
         logs=[partial(read_training_log, log_bytes) for log_bytes in logs],
         catalog=catalog,
     )
+    if test is None and not loadgen_errors:
+        return verdict
+    return loadgen_logs_judged(verdict, test, loadgen_errors)
+
+
+def loadgen_logs_judged(
+    verdict: IngestResult | IngestRejection, test: LoadGenTest | None, errors: list[Issue]
+) -> IngestResult | IngestRejection:
+    """An inference verdict with its LoadGen test: refused where the logs are (`errors`), where LoadGen judged the
+    test INVALID or of another mode (`LoadGenTest.problems`), or where the test contradicts the entry: another
+    scenario than its `misc.scenario`, or a claimed mean latency outside the latencies LoadGen measured in a single
+    stream (a mean lies between the fastest and the slowest query of the same model). Else accepted with it."""
+    errors = list(errors)
+    if test is not None:
+        errors += test.problems(scenario=test.scenario)
+        if verdict.accepted:
+            errors += _loadgen_contradictions(test, verdict.entry)
+    if errors or not verdict.accepted:
+        return IngestRejection(errors=[*getattr(verdict, "errors", []), *errors], warnings=verdict.warnings)
+    return replace(verdict, loadgen=test)
+
+
+def _loadgen_logs(logs: list[bytes]) -> tuple[LoadGenTest | None, list[Issue], list[bytes]]:
+    """An inference entry's logs sorted out: its LoadGen test (from the one detail log, checked against the summary
+    where one came), the errors found, and the logs that are neither (ignored, with a warning)."""
+    details = [(position, data) for position, data in enumerate(logs) if is_loadgen_detail(data)]
+    summaries = [(position, data) for position, data in enumerate(logs) if is_loadgen_summary(data)]
+    others = [data for data in logs if not is_loadgen_detail(data) and not is_loadgen_summary(data)]
+    if not details and not summaries:
+        return None, [], logs
+    if len(details) != 1 or len(summaries) > 1:
+        message = (
+            f"An inference entry's LoadGen logs are one detail log (mlperf_log_detail.txt) and at most one summary "
+            f"(mlperf_log_summary.txt); these are {len(details)} detail log(s) and {len(summaries)} summaries."
+        )
+        return None, [Issue(ErrorCode.LOADGEN_LOGS, message, field="log")], others
+    position, detail = details[0]
+    try:
+        test = read_loadgen_detail(detail, file_name=f"log {position + 1} (LoadGen's detail log)")
+    except RejectedInput as rejected:
+        return None, [replace(issue, field=issue.field or "log") for issue in rejected.issues], others
+    errors = []
+    for position, summary in summaries:
+        said = read_loadgen_summary(summary)
+        errors += summary_contradictions(said, test, file_name=f"log {position + 1} (LoadGen's summary)")
+    return test, errors, others
+
+
+def _loadgen_contradictions(test: LoadGenTest, entry) -> list[Issue]:
+    issues = []
+    misc = entry.misc if isinstance(entry.misc, dict) else {}
+    claimed_scenario = misc.get("scenario")
+    if claimed_scenario is not None and claimed_scenario != test.scenario:
+        message = (
+            f"The entry's misc.scenario is {shown(repr(claimed_scenario))}; its LoadGen log is of {test.scenario}."
+        )
+        issues.append(Issue(ErrorCode.LOADGEN_CONTRADICTS_ENTRY, message, field="misc.scenario"))
+    latency = float(entry.latency_ms) if entry.latency_ms is not None else None
+    if test.scenario == "single-stream" and latency is not None and test.min_ms is not None and test.max_ms is not None:
+        if not test.min_ms <= latency <= test.max_ms:
+            message = (
+                f"The entry's latency {latency} ms lies outside the {test.min_ms} to {test.max_ms} ms LoadGen measured "
+                "the model's queries at in a single stream."
+            )
+            issues.append(Issue(ErrorCode.LOADGEN_CONTRADICTS_ENTRY, message, field="latency"))
+    return issues
 
 
 def validate_mllog_files(

@@ -212,7 +212,11 @@ def _measurement_run(options, out_dir, *, price, progress, author, email) -> Mea
     entry_path.write_bytes(entry_bytes)
     record_path.write_text(json.dumps(record, indent=2) + "\n")
     verdict = validate_dawnbench_files(
-        task_slug=options.task, track=Track.INFERENCE, entry_bytes=entry_bytes, logs=[], catalog=rules_catalog()
+        task_slug=options.task,
+        track=Track.INFERENCE,
+        entry_bytes=entry_bytes,
+        logs=[measurement.performance.summary_path.read_bytes(), measurement.performance.detail_path.read_bytes()],
+        catalog=rules_catalog(),
     )
     return MeasurementReport(
         options=options,

@@ -54,12 +54,18 @@ def inference_price(
 
 
 def measurement_submit(*, report: MeasurementReport) -> SubmissionOutcome:
-    """Enter a measurement's entry on the board, marked `measured`, its record (percentiles, histogram) kept."""
+    """Enter a measurement's entry on the board, marked `measured`, with LoadGen's summary and detail logs of its
+    performance test (which the board reads and checks, as it does an API submission's), its record (percentiles,
+    histogram) kept."""
+    outcome = report.measurement.performance
     return submission_create(
         task_slug=report.options.task,
         track="inference",
         entry=Upload(name=report.entry_path.name, content=report.entry_bytes),
-        logs=[],
+        logs=[
+            Upload(name=outcome.summary_path.name, content=outcome.summary_path.read_bytes()),
+            Upload(name=outcome.detail_path.name, content=outcome.detail_path.read_bytes()),
+        ],
         source=Submission.Source.MEASURED,
         run_record=report.record,
     )
@@ -105,8 +111,8 @@ def measurement_execute(
         f"inference-{options.task}-{options.backend}-{now:%Y%m%dT%H%M%SZ}"
     )
     report = measurement_run(options, out_dir, price=price, progress=progress)
+    # The board's verdict on the entry and LoadGen's logs together: an INVALID test is refused there.
     errors = [] if report.verdict.accepted else [issue.as_dict() for issue in report.verdict.errors]
-    errors += report.record["loadgen"]["problems"]  # LoadGen judged the test INVALID, or counted errors
     submission = None
     if submit and not errors:
         submission = measurement_submit(report=report).summary()

@@ -258,9 +258,11 @@ class Entry(models.Model):
     latency_p99_ms = models.FloatField(null=True, blank=True)
     latency_max_ms = models.FloatField(null=True, blank=True)
     inference_cost_usd_per_10k = models.DecimalField(max_digits=36, decimal_places=20, null=True, blank=True)
-    # Measured through MLPerf LoadGen (`measure_inference --scenario`), from the run record: None otherwise. The
-    # offline samples per second, and 10,000 items' cost at that rate (the price of the entry's own cost, so
-    # single-stream cost x single-stream rate / this rate); the server's highest rate held (queries per second).
+    # Measured through MLPerf LoadGen, read from the LoadGen logs sent with the entry (`measure_inference --submit`
+    # sends them): the scenario ("" for an entry without them); the offline samples per second, and 10,000 items'
+    # cost at that rate (at the price of the entry's own cost: single-stream cost x single-stream rate / this
+    # rate); the server's highest rate held (queries per second).
+    loadgen_scenario = models.CharField(max_length=20, blank=True)
     samples_per_second = models.FloatField(null=True, blank=True)
     inference_cost_usd_per_10k_at_throughput = models.DecimalField(
         max_digits=36, decimal_places=20, null=True, blank=True

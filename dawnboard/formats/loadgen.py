@@ -109,6 +109,49 @@ class LoadGenTest:
         return issues
 
 
+SUMMARY_TITLE = b"MLPerf Results Summary"
+SUMMARY_FIELDS = {"Scenario": "scenario", "Mode": "mode", "Result is": "validity"}
+
+
+def is_loadgen_detail(data: bytes) -> bool:
+    """Whether a file reads as LoadGen's detail log: MLLOG records, among them LoadGen's scenario setting."""
+    return b":::MLLOG" in data[:65536] and b'"effective_scenario"' in data
+
+
+def is_loadgen_summary(data: bytes) -> bool:
+    return SUMMARY_TITLE in data[:4096]
+
+
+def read_loadgen_summary(data: bytes, *, file_name: str = "mlperf_log_summary.txt") -> dict[str, str]:
+    """What LoadGen's summary log says of its test, by Dawnboard's word: the scenario (as LoadGen names it), the
+    mode and the verdict, each from its `Name : value` line (the first of each); a missing one is absent."""
+    said: dict[str, str] = {}
+    for line in data[:65536].decode("utf-8", errors="replace").splitlines():
+        name, colon, value = line.partition(":")
+        field = SUMMARY_FIELDS.get(name.strip())
+        if colon and field and field not in said:
+            said[field] = value.strip()
+    return said
+
+
+def summary_contradictions(summary: dict[str, str], test: LoadGenTest, *, file_name: str) -> list[Issue]:
+    """Where the summary log tells another test than the detail log: its scenario, mode or verdict."""
+    told = {
+        "scenario": next((name for name, word in SCENARIOS.items() if word == test.scenario), test.scenario),
+        "mode": test.mode,
+        "validity": VALID if test.valid else "INVALID",
+    }
+    return [
+        Issue(
+            ErrorCode.LOADGEN_LOGS,
+            f"{file_name} says {field} {shown(repr(summary[field]))}; the detail log says {told[field]!r}.",
+            field=field,
+        )
+        for field in told
+        if field in summary and summary[field] != told[field]
+    ]
+
+
 def read_loadgen_detail(data: bytes, *, file_name: str = "mlperf_log_detail.txt") -> LoadGenTest:
     """Read LoadGen's detail log.
 

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
 from enum import StrEnum
+from typing import Any
 
 from dawnboard import display
 from dawnboard.curve import curve_point_indices
@@ -91,6 +92,9 @@ class IngestResult:
     runs: list[RunResult] = field(default_factory=list)
     spread: Spread | None = None
     warnings: list[Issue] = field(default_factory=list)
+    # An inference entry's MLPerf LoadGen test, read from its logs by `dawnboard.ingest` (a
+    # `dawnboard.formats.loadgen.LoadGenTest`: the formats sit beside validation, which never imports them).
+    loadgen: Any = None
     accepted = True
 
     def __post_init__(self) -> None:

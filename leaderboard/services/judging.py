@@ -430,9 +430,9 @@ def _entry_store(*, submission: Submission, verdict: IngestResult, source_name: 
         time_to_accuracy_line=results.time_to_accuracy_line,
         training_cost_usd=results.training_cost_usd,
         latency_ms=results.latency_ms,
-        **_measured_latency_percentiles(submission),
         inference_cost_usd_per_10k=results.inference_cost_usd_per_10k,
-        **_measured_rates(submission, results),
+        **_loadgen_columns(verdict.loadgen, results),
+        **_measured_latency_percentiles(submission, verdict.loadgen),
         **Entry.spread_columns(spread),
     )
     _runs_store(entry=entry, verdict=verdict, logs=logs)
@@ -480,35 +480,38 @@ def _runs_store(*, entry: Entry, verdict: IngestResult, logs: list[Upload]) -> N
     )
 
 
-def _measured_latency_percentiles(submission: Submission) -> dict[str, float]:
-    """The latency percentiles the inference harness measured (its run record), for a `measured` submission."""
-    if submission.source != Submission.Source.MEASURED or not submission.run_record:
+def _measured_latency_percentiles(submission: Submission, loadgen) -> dict[str, float]:
+    """The latency percentiles of a measured entry: the inference harness's, over the whole test set one item at a
+    time (its run record), for a `measured` submission; else LoadGen's, from a single-stream log sent with it."""
+    if submission.source == Submission.Source.MEASURED and submission.run_record:
+        latency = submission.run_record.get("latency_ms") or {}
+        return {f"latency_{name}_ms": float(latency[name]) for name in LATENCY_PERCENTILES if name in latency}
+    if loadgen is None or loadgen.scenario != "single-stream":
         return {}
-    latency = submission.run_record.get("latency_ms") or {}
-    return {f"latency_{name}_ms": float(latency[name]) for name in LATENCY_PERCENTILES if name in latency}
+    figures = {**{f"p{key.removesuffix('.00')}": value for key, value in loadgen.percentiles_ms.items()}}
+    figures["max"] = loadgen.max_ms
+    return {f"latency_{name}_ms": figures[name] for name in LATENCY_PERCENTILES if figures.get(name) is not None}
 
 
-def _measured_rates(submission: Submission, results: Results) -> dict:
-    """What the harness measured through LoadGen (its run record), for a `measured` submission whose test LoadGen
-    judged VALID: the offline samples per second with 10,000 items' cost at that rate (at the price of the entry's
-    own cost), and the server's queries per second held."""
-    record = submission.run_record if submission.source == Submission.Source.MEASURED else None
-    loadgen = (record or {}).get("loadgen") or {}
-    if not loadgen.get("valid"):
+def _loadgen_columns(loadgen, results: Results) -> dict:
+    """What the entry keeps of its LoadGen test (`IngestResult.loadgen`, VALID: an INVALID one was refused): its
+    scenario; offline, the samples per second with 10,000 items' cost at that rate (at the price of the entry's own
+    cost); server, the rate held (LoadGen's scheduled queries per second)."""
+    if loadgen is None:
         return {}
-    rates = {
-        "samples_per_second": record.get("samples_per_second"),
-        "queries_per_second": record.get("queries_per_second"),
-    }
-    rates = {name: float(value) for name, value in rates.items() if isinstance(value, int | float) and value > 0}
-    throughput = rates.get("samples_per_second")
-    if throughput and results.inference_cost_usd_per_10k is not None and results.latency_ms:
-        rates["inference_cost_usd_per_10k_at_throughput"] = throughput_cost_of_single_stream_cost(
-            cost_usd_per_10k=results.inference_cost_usd_per_10k,
-            latency_ms=shortest_decimal(results.latency_ms),
-            samples_per_second=shortest_decimal(throughput),
-        )
-    return rates
+    columns = {"loadgen_scenario": loadgen.scenario}
+    throughput = loadgen.samples_per_second
+    if throughput:
+        columns["samples_per_second"] = float(throughput)
+        if results.inference_cost_usd_per_10k is not None and results.latency_ms:
+            columns["inference_cost_usd_per_10k_at_throughput"] = throughput_cost_of_single_stream_cost(
+                cost_usd_per_10k=results.inference_cost_usd_per_10k,
+                latency_ms=shortest_decimal(results.latency_ms),
+                samples_per_second=shortest_decimal(throughput),
+            )
+    if loadgen.scheduled_queries_per_second:
+        columns["queries_per_second"] = float(loadgen.scheduled_queries_per_second)
+    return columns
 
 
 def _seed_entry_reproduced(submission: Submission) -> Entry | None:

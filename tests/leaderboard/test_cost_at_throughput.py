@@ -17,6 +17,7 @@ from django.core.management.base import CommandError
 
 from leaderboard.models import Entry, Submission
 from leaderboard.services import Upload, submission_create
+from tests.dawnboard.formats.test_loadgen import SINGLE_STREAM_RESULTS, detail_log
 from tests.factories import inference_document
 from tests.leaderboard.test_measured_latency import measured_record
 
@@ -46,15 +47,37 @@ def loadgen_record(*, mean: float, samples_per_second: float | None, valid: bool
     return record
 
 
-def submit_measured(*, latency: float, cost: float, model: str, record: dict) -> Entry:
+def loadgen_logs(*, mean: float, samples_per_second: float | None, valid: bool = True) -> list[Upload]:
+    """LoadGen's detail log of the measurement: offline at `samples_per_second`, or single stream when None."""
+    if samples_per_second:
+        settings = {"effective_scenario": "Offline"}
+        results = {"result_validity": "VALID" if valid else "INVALID", "result_query_count": 1}
+        results |= {"result_samples_per_second": samples_per_second, "num_errors": 0}
+    else:
+        settings, results = {}, {**SINGLE_STREAM_RESULTS, "result_validity": "VALID" if valid else "INVALID"}
+        results |= {"result_min_latency_ns": int(mean * 500_000), "result_max_latency_ns": int(mean * 2_000_000)}
+    return [Upload("mlperf_log_detail.txt", detail_log(settings, results))]
+
+
+def submit_measured(*, latency: float, cost: float, model: str, record: dict, logs: list[Upload]):
     document = inference_document(latency=latency, cost=cost, top1Accuracy=98.4, model=model)
-    outcome = submission_create(
+    return submission_create(
         task_slug="digits",
         track="inference",
         entry=Upload("entry.json", json.dumps(document).encode()),
-        logs=[],
+        logs=logs,
         source=Submission.Source.MEASURED,
         run_record=record,
+    )
+
+
+def measured(*, latency: float, cost: float, model: str, samples_per_second: float | None) -> Entry:
+    outcome = submit_measured(
+        latency=latency,
+        cost=cost,
+        model=model,
+        record=loadgen_record(mean=latency, samples_per_second=samples_per_second),
+        logs=loadgen_logs(mean=latency, samples_per_second=samples_per_second),
     )
     assert outcome.status == "accepted", outcome.errors
     return Entry.objects.get(id=outcome.entry_id)
@@ -65,21 +88,9 @@ def entries() -> dict[str, Entry]:
     """At single stream: fast (0.05 ms) first, batched (0.1 ms) second; at throughput only the two measured
     offline, batched (100,000 samples/s) before fast-offline (25,000 samples/s)."""
     return {
-        "fast": submit_measured(
-            latency=0.05, cost=1e-9, model="fast", record=loadgen_record(mean=0.05, samples_per_second=None)
-        ),
-        "batched": submit_measured(
-            latency=0.1, cost=2e-9, model="batched", record=loadgen_record(mean=0.1, samples_per_second=100_000)
-        ),
-        "fast-offline": submit_measured(
-            latency=0.05, cost=1e-9, model="fast-offline", record=loadgen_record(mean=0.05, samples_per_second=25_000)
-        ),
-        "invalid": submit_measured(
-            latency=0.07,
-            cost=1.4e-9,
-            model="invalid",
-            record=loadgen_record(mean=0.07, samples_per_second=900_000, valid=False),
-        ),
+        "fast": measured(latency=0.05, cost=1e-9, model="fast", samples_per_second=None),
+        "batched": measured(latency=0.1, cost=2e-9, model="batched", samples_per_second=100_000),
+        "fast-offline": measured(latency=0.05, cost=1e-9, model="fast-offline", samples_per_second=25_000),
     }
 
 
@@ -92,9 +103,17 @@ def test_the_cost_at_throughput_is_the_entry_s_own_cost_scaled_by_the_two_rates(
     assert float(batched.inference_cost_usd_per_10k_at_throughput) == pytest.approx(2e-6, rel=1e-12)
     assert batched.samples_per_second == 100_000
     assert entries["fast"].inference_cost_usd_per_10k_at_throughput is None
-    # LoadGen judged the test INVALID: its rate is not taken.
-    assert entries["invalid"].samples_per_second is None
-    assert entries["invalid"].inference_cost_usd_per_10k_at_throughput is None
+    assert (batched.loadgen_scenario, entries["fast"].loadgen_scenario) == ("offline", "single-stream")
+
+
+def test_a_test_loadgen_judged_invalid_is_refused_and_nothing_stored(entries):
+    record = loadgen_record(mean=0.07, samples_per_second=900_000, valid=False)
+    logs = loadgen_logs(mean=0.07, samples_per_second=900_000, valid=False)
+
+    outcome = submit_measured(latency=0.07, cost=1.4e-9, model="invalid", record=record, logs=logs)
+
+    assert outcome.status == "rejected" and [error["code"] for error in outcome.errors] == ["loadgen_invalid"]
+    assert Entry.objects.count() == 3
 
 
 def test_the_board_ranks_at_single_stream_by_default_and_at_throughput_when_asked(client, entries):
@@ -119,7 +138,7 @@ def test_an_unknown_cost_at_or_one_beside_a_catalog_price_is_a_400_naming_the_pa
 def test_other_boards_ignore_cost_at(client, entries):
     document = client.get("/api/v1/leaderboards/digits/inference-latency/", {"cost_at": "throughput"}).json()
 
-    assert "cost_at" not in document and document["count"] == 4
+    assert "cost_at" not in document and document["count"] == 3
 
 
 def test_the_board_page_switches_between_the_two_costs(client, entries):
@@ -145,7 +164,8 @@ def test_the_entry_page_shows_loadgen_s_account_and_survives_a_record_of_the_wro
     page = client.get(f"/entries/{entries['batched'].id}/").content.decode()
     odd = loadgen_record(mean=0.05, samples_per_second=None)
     odd["loadgen"].update(latency_ms=[1], query_count="many", server_tries="x", summary_text=7, valid="yes")
-    strange = submit_measured(latency=0.05, cost=1e-9, model="odd", record=odd)
+    outcome = submit_measured(latency=0.05, cost=1e-9, model="odd", record=odd, logs=[])
+    strange = Entry.objects.get(id=outcome.entry_id)
 
     response = client.get(f"/entries/{strange.id}/")
 
