@@ -244,6 +244,7 @@ class _SystemUnderTest:
         self.failure: BaseException | None = None
         self.pending: queue.Queue | None = queue.Queue() if settings.scenario == "server" else None
         self.worker: threading.Thread | None = None
+        self.reusable: list = []
 
     def start(self) -> None:
         if self.pending is not None:
@@ -292,6 +293,12 @@ class _SystemUnderTest:
     def flush(self) -> None:
         pass
 
+    def _responses(self, count: int) -> list:
+        """`count` reusable empty responses (a performance test's carry no data)."""
+        if len(self.reusable) < count:
+            self.reusable += [lg.QuerySampleResponse(0, 0, 0) for _ in range(count - len(self.reusable))]
+        return self.reusable[:count] if count < len(self.reusable) else self.reusable
+
     def _serve(self) -> None:
         while (sample := self.pending.get()) is not None:
             self._answer([sample])
@@ -316,7 +323,12 @@ class _SystemUnderTest:
             self.failure = self.failure or error
             logits = np.zeros((len(samples), 1), dtype=np.float32)
         if not self.keep_outputs:
-            lg.QuerySamplesComplete([lg.QuerySampleResponse(s.id, 0, 0) for s in samples])
+            # LoadGen copies the responses it is given (pybind11 converts the list to a vector): the same response
+            # objects serve every batch, relabelled, at a fifth of the cost of new ones (46 against 13 us for 64).
+            responses = self._responses(len(samples))
+            for response, sample in zip(responses, samples, strict=True):
+                response.id = sample.id
+            lg.QuerySamplesComplete(responses)
             return
         rows = [logits[index : index + 1] for index in range(len(samples))]
         responses = [
