@@ -36,44 +36,37 @@ class UnknownLeaderboard(LookupError):
 
 
 @dataclass(frozen=True)
-class LatencyStat:
-    """A latency statistic the inference-latency board can rank by: the Entry field holding it, in ms."""
+class RankedFigure:
+    """A figure one board can rank by instead of its default: the word that asks for it (`?latency_stat=p90`,
+    `?cost_at=throughput`), the Entry field holding it, and its label."""
 
     slug: str
     field: str
     label: str
 
+
+def _by_slug(*figures: RankedFigure) -> dict[str, RankedFigure]:
+    return {figure.slug: figure for figure in figures}
+
+
+LatencyStat = RankedFigure  # the inference-latency board's, `?latency_stat=`, in ms
+CostAt = RankedFigure  # the inference-cost board's, `?cost_at=`, in USD per 10,000 items
 
 MEAN_LATENCY = LatencyStat("mean", INFERENCE_LATENCY.field, "mean")
-
-
-# Only measured entries (`measure_inference --submit`) have percentiles; the others rank only by the mean.
-LATENCY_STATS: dict[str, LatencyStat] = {
-    stat.slug: stat
-    for stat in (
-        MEAN_LATENCY,
-        LatencyStat("p90", "latency_p90_ms", "90th percentile"),
-        LatencyStat("p99", "latency_p99_ms", "99th percentile"),
-    )
-}
-
-
-@dataclass(frozen=True)
-class CostAt:
-    """How the inference-cost board prices 10,000 items: the Entry field holding that cost."""
-
-    slug: str
-    field: str
-    label: str
-
+# Only measured entries (`measure_inference --submit`, or LoadGen's single-stream logs) have percentiles; the others
+# rank only by the mean.
+LATENCY_STATS = _by_slug(
+    MEAN_LATENCY,
+    LatencyStat("p90", "latency_p90_ms", "90th percentile"),
+    LatencyStat("p99", "latency_p99_ms", "99th percentile"),
+)
 
 SINGLE_STREAM_COST = CostAt("single-stream", INFERENCE_COST.field, "one item at a time")
-# Only entries measured offline through LoadGen (`measure_inference --scenario offline --submit`) have a throughput;
-# the others rank only at single stream, DAWNBench's cost and the board's default.
-COST_AT: dict[str, CostAt] = {
-    cost.slug: cost
-    for cost in (SINGLE_STREAM_COST, CostAt("throughput", "inference_cost_usd_per_10k_at_throughput", "at throughput"))
-}
+# Only entries measured offline through LoadGen (`measure_inference --scenario offline --submit`, or LoadGen's offline
+# logs) have a throughput; the others rank only at single stream, DAWNBench's cost and the board's default.
+COST_AT = _by_slug(
+    SINGLE_STREAM_COST, CostAt("throughput", "inference_cost_usd_per_10k_at_throughput", "at throughput")
+)
 
 
 def board_value_field(
