@@ -76,6 +76,7 @@ class OnnxBackend:
 class TorchBackend:
     name = "torch"
     version = torch.__version__
+    provider = "torch eager, CPU"  # what runs the model, as the record names it
 
     def __init__(self, checkpoint: Checkpoint, *, threads: int):
         torch.set_num_threads(threads)

@@ -177,7 +177,7 @@ def _measurement_run(options, out_dir, *, price, progress, author, email) -> Mea
         "recipe": workload.recipe,
         "backend": backend.name,
         "backend_version": backend.version,
-        "provider": getattr(backend, "provider", "torch eager, CPU"),
+        "provider": backend.provider,
         "model_path": str(options.model),
         "model_sha256": hashlib.sha256(options.model.read_bytes()).hexdigest(),
         "scenario": str(options.scenario),
