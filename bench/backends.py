@@ -54,6 +54,7 @@ sys.path.insert(0, str(ROOT))
 
 from benchmarks.networks.resnet50 import ResNet50  # noqa: E402
 from benchmarks.runner.record import cpu_model  # noqa: E402
+from benchmarks.workloads.base import OnnxSignature  # noqa: E402
 from benchmarks.workloads.cifar10 import ResNet9Cifar10  # noqa: E402
 from benchmarks.workloads.digits import DigitsCNNWorkload  # noqa: E402
 from inference.export import write_onnx  # noqa: E402
@@ -107,7 +108,7 @@ def multiply_adds(model: nn.Module, images: torch.Tensor) -> int:
 
 def onnx_session(model: nn.Module, images: torch.Tensor, folder: Path, threads: int) -> onnxruntime.InferenceSession:
     path = folder / "model.onnx"
-    write_onnx(model, images, path)
+    write_onnx(model, OnnxSignature.single_input(images), path)
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = threads
     options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL

@@ -38,6 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from bench.pairs import alternating_pairs  # noqa: E402
+from benchmarks.workloads.base import OnnxSignature  # noqa: E402
 from benchmarks.workloads.cifar10 import ResNet9Cifar10  # noqa: E402
 from benchmarks.workloads.digits import DigitsCNNWorkload  # noqa: E402
 from inference.backends import OnnxBackend  # noqa: E402
@@ -49,7 +50,7 @@ WARMUP = 10
 
 
 def exported(model: torch.nn.Module, shape: tuple[int, ...], path: Path) -> Path:
-    write_onnx(model, torch.zeros(shape), path)
+    write_onnx(model, OnnxSignature.single_input(torch.zeros(shape)), path)
     return path
 
 

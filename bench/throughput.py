@@ -39,6 +39,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.pairs import alternating_pairs  # noqa: E402
 from benchmarks.workloads import workload_class  # noqa: E402
+from benchmarks.workloads.base import OnnxSignature  # noqa: E402
 from inference.backends import OnnxBackend  # noqa: E402
 from inference.export import write_onnx  # noqa: E402
 from inference.loadgen import LoadGenSettings, loadgen_run  # noqa: E402
@@ -89,7 +90,7 @@ def measure_model(model: Model, args: argparse.Namespace, folder: Path) -> None:
         workload.classes = tuple(f"n{index:08d}" for index in range(IMAGENET_CLASSES))  # what `load` counts
     shape = workload.inference_input_shape
     path = folder / f"{model.task}-{model.recipe}.onnx"
-    write_onnx(workload.build_model().eval(), torch.zeros((1, *shape)), path)
+    write_onnx(workload.build_model().eval(), OnnxSignature.single_input(torch.zeros((1, *shape))), path)
     backend = OnnxBackend(path, threads=args.threads)
     generator = torch.Generator().manual_seed(0)
     items = [torch.randn((1, *shape), generator=generator).numpy() for _ in range(model.batch_size * 2)]

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import numpy as np
 import onnx
+import onnxruntime
 import torch
 
-from inference.backends import OnnxBackend
+from benchmarks.workloads.base import OnnxSignature
 from inference.checkpoint import Checkpoint
 from inference.errors import InferenceError, InferenceErrorCode
 
@@ -24,44 +25,46 @@ MIN_OPSET = 17
 ABSOLUTE_TOLERANCE = 1e-4
 RELATIVE_TOLERANCE = 1e-3
 CHECK_BATCH = 4
-INPUT_NAME, OUTPUT_NAME = "input", "output"
 
 
 @dataclass(frozen=True)
 class ExportReport:
     path: Path
     opset: int
-    input_shape: tuple[int, ...]  # of one item, batch first
+    input_shapes: dict[str, tuple[int, ...]]  # each input's shape for one item, batch first
     max_abs_difference: float
     absolute_tolerance: float = ABSOLUTE_TOLERANCE
     relative_tolerance: float = RELATIVE_TOLERANCE
 
 
-def item_shape(checkpoint: Checkpoint) -> tuple[int, ...]:
-    """The input of one item, batch first, as the task's evaluation items come (e.g. 1 x 1 x 8 x 8 for digits)."""
-    workload = checkpoint.workload()
-    shape = getattr(workload, "inference_input_shape", None)
-    if shape is None:
+def onnx_signature(checkpoint: Checkpoint, *, batch: int, seed: int) -> OnnxSignature:
+    """The checkpoint's model's inputs and outputs (`Workload.onnx_signature`), made-up inputs of `batch` items.
+
+    Raises:
+        InferenceError: `unsupported_task` for a recipe without one.
+    """
+    signature = checkpoint.workload().onnx_signature(batch, torch.Generator().manual_seed(seed))
+    if signature is None:
         raise InferenceError(
-            InferenceErrorCode.UNSUPPORTED_TASK,
-            f"{checkpoint.task}/{checkpoint.recipe} has no one-tensor input to export: its items are not images.",
+            InferenceErrorCode.UNSUPPORTED_TASK, f"{checkpoint.task}/{checkpoint.recipe} has no inputs to export."
         )
-    return (1, *shape)
+    return signature
 
 
-def write_onnx(model: torch.nn.Module, example: torch.Tensor, out: Path, *, opset: int = DEFAULT_OPSET) -> None:
-    """Export `model` for inputs shaped as `example` (with a dynamic batch) to `out`: the one export call."""
+def write_onnx(model: torch.nn.Module, signature: OnnxSignature, out: Path, *, opset: int = DEFAULT_OPSET) -> None:
+    """Export `model` for inputs shaped as the signature's (its dynamic dimensions dynamic) to `out`: the one
+    export call."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", DeprecationWarning)  # the TorchScript exporter: no onnxscript needed
         torch.onnx.export(
             model.eval(),
-            (example,),
+            tuple(signature.inputs.values()),
             str(out),
             opset_version=opset,
             dynamo=False,
-            input_names=[INPUT_NAME],
-            output_names=[OUTPUT_NAME],
-            dynamic_axes={INPUT_NAME: {0: "batch"}, OUTPUT_NAME: {0: "batch"}},
+            input_names=list(signature.inputs),
+            output_names=list(signature.outputs),
+            dynamic_axes=signature.dynamic_axes,
         )
 
 
@@ -85,9 +88,8 @@ def export_onnx(checkpoint: Checkpoint, out: Path, *, opset: int = DEFAULT_OPSET
     """
     if opset < MIN_OPSET:
         raise ValueError(f"--opset must be at least {MIN_OPSET}.")
-    shape = item_shape(checkpoint)  # a recipe of several input tensors is refused before its model is rebuilt
+    example = onnx_signature(checkpoint, batch=1, seed=0)  # a recipe with no inputs to export is refused first
     model = checkpoint.model()
-    example = torch.randn(shape, generator=torch.Generator().manual_seed(0))
     out.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=out.parent, prefix=".export-") as folder:
         draft = Path(folder) / out.name
@@ -101,16 +103,24 @@ def export_onnx(checkpoint: Checkpoint, out: Path, *, opset: int = DEFAULT_OPSET
             raise InferenceError(
                 InferenceErrorCode.INVALID_EXPORT, f"onnx.checker refused the export: {error}"
             ) from None
-        batch = torch.randn((CHECK_BATCH, *shape[1:]), generator=torch.Generator().manual_seed(1))
+        # Another batch, of another size (and, for SQuAD, other lengths) than the one traced.
+        check = onnx_signature(checkpoint, batch=CHECK_BATCH, seed=1)
         with torch.inference_mode():
-            expected = model(batch).numpy()
-        actual = OnnxBackend(draft, threads=1).run(batch.numpy())
-        difference = float(np.max(np.abs(actual - expected)))
-        if not np.allclose(actual, expected, atol=ABSOLUTE_TOLERANCE, rtol=RELATIVE_TOLERANCE):
+            expected = model(*check.inputs.values())
+        expected = [tensor.numpy() for tensor in (expected if isinstance(expected, tuple) else (expected,))]
+        session = onnxruntime.InferenceSession(str(draft), providers=["CPUExecutionProvider"])
+        actual = session.run(None, {name: tensor.numpy() for name, tensor in check.inputs.items()})
+        difference = max(float(np.max(np.abs(a - e))) for a, e in zip(actual, expected, strict=True))
+        agree = all(
+            np.allclose(a, e, atol=ABSOLUTE_TOLERANCE, rtol=RELATIVE_TOLERANCE)
+            for a, e in zip(actual, expected, strict=True)
+        )
+        if not agree:
             raise InferenceError(
                 InferenceErrorCode.EXPORT_MISMATCH,
                 f"torch and onnxruntime disagree on a batch of {CHECK_BATCH}: max |difference| {difference:.3g}, "
                 f"beyond {ABSOLUTE_TOLERANCE:g} + {RELATIVE_TOLERANCE:g} x |torch|; nothing was written.",
             )
         os.replace(draft, out)
-    return ExportReport(path=out, opset=opset, input_shape=shape, max_abs_difference=difference)
+    shapes = {name: tuple(tensor.shape) for name, tensor in example.inputs.items()}
+    return ExportReport(path=out, opset=opset, input_shapes=shapes, max_abs_difference=difference)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -30,6 +31,21 @@ Batch = Any  # what `collate` makes of a list of examples, and `prepare` of that
 class DatasetMissing(Exception):
     """The data directory lacks what the recipe reads. The message names the files expected and where the
     public dataset comes from; nothing is ever downloaded."""
+
+
+@dataclass(frozen=True)
+class OnnxSignature:
+    """A model's inputs (named, with example tensors, in the order `forward` takes them), its outputs' names, and
+    each name's dynamic dimensions, as its ONNX export writes them."""
+
+    inputs: dict[str, torch.Tensor]
+    outputs: tuple[str, ...]
+    dynamic_axes: dict[str, dict[int, str]]
+
+    @classmethod
+    def single_input(cls, example: torch.Tensor) -> OnnxSignature:
+        """One input, `input`, and one output, `output`, both dynamic in the batch: an image model's."""
+        return cls({"input": example}, ("output",), {"input": {0: "batch"}, "output": {0: "batch"}})
 
 
 class Workload(ABC):
@@ -118,6 +134,16 @@ class Workload(ABC):
         Raises NotImplementedError for a recipe whose items are not single tensors (SQuAD's are four).
         """
         raise NotImplementedError(f"{self.task}/{self.recipe} has no one-tensor evaluation items.")
+
+    def onnx_signature(self, batch: int, generator: torch.Generator) -> OnnxSignature | None:
+        """The model's inputs and outputs as its ONNX export names them, with made-up inputs of `batch` items (the
+        export traces them and checks torch and onnxruntime agree on them) and the dimensions that vary: by
+        default one input of `inference_input_shape`, `input`, and one output, `output`, both dynamic in the batch.
+        None for a recipe with neither."""
+        shape = getattr(self, "inference_input_shape", None)
+        if shape is None:
+            return None
+        return OnnxSignature.single_input(torch.randn((batch, *shape), generator=generator))
 
     def shape_from(self, state_dict: Mapping[str, torch.Tensor]) -> None:
         """For a recipe whose model is shaped by its data (`model_needs_data`): take that shape from a trained

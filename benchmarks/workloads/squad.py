@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -28,7 +28,7 @@ from torch.nn.utils.rnn import pad_sequence
 
 from benchmarks.networks.bidaf import BiDAF
 from benchmarks.workloads import squad_eval
-from benchmarks.workloads.base import DatasetMissing, Workload
+from benchmarks.workloads.base import DatasetMissing, OnnxSignature, Workload
 from benchmarks.workloads.squad_data import Token, answer_span, read_glove, read_squad, tokenize
 
 TRAIN_FILE = "train-v1.1.json"
@@ -256,6 +256,44 @@ class BiDAFSquad(Workload):
         return SquadBatch(*(tensor.to(device, non_blocking=True) for tensor in batch))  # nothing to augment
 
     # The model and its training.
+
+    def onnx_signature(self, batch: int, generator: torch.Generator) -> OnnxSignature:
+        """Four inputs, the context's and the question's word and character ids, their lengths dynamic (a word's
+        characters are cut or padded to `max_word_chars`); two outputs, the start and end logits over the context."""
+        words, chars, width = len(self.words) + 2, len(self.chars) + 2, int(self.config["max_word_chars"])
+
+        def ids(high: int, *shape: int) -> torch.Tensor:
+            return torch.randint(1, high, shape, generator=generator)
+
+        context, question = 20, 6
+        return OnnxSignature(
+            inputs={
+                "context_words": ids(words, batch, context),
+                "context_chars": ids(chars, batch, context, width),
+                "question_words": ids(words, batch, question),
+                "question_chars": ids(chars, batch, question, width),
+            },
+            outputs=("start_logits", "end_logits"),
+            dynamic_axes={
+                "context_words": {0: "batch", 1: "context"},
+                "context_chars": {0: "batch", 1: "context"},
+                "question_words": {0: "batch", 1: "question"},
+                "question_chars": {0: "batch", 1: "question"},
+                "start_logits": {0: "batch", 1: "context"},
+                "end_logits": {0: "batch", 1: "context"},
+            },
+        )
+
+    def shape_from(self, state_dict: Mapping[str, torch.Tensor]) -> None:
+        """The vocabularies' sizes and the word vectors' dimension from the embedding tables (stand-in words until
+        `load` reads the real ones, which rebuild the same ids from the same data)."""
+        if getattr(self, "words", None):
+            return
+        words, self.word_dim = state_dict["word_embedding.weight"].shape
+        chars = state_dict["char_cnn.embedding.weight"].shape[0]
+        self.words = {f"word{index}": index + 2 for index in range(words - 2)}
+        self.chars = {f"char{index}": index + 2 for index in range(chars - 2)}
+        self.pretrained_ids, self.pretrained_vectors = torch.zeros(0, dtype=torch.long), torch.zeros(0, self.word_dim)
 
     def build_model(self) -> nn.Module:
         model = BiDAF(

@@ -116,6 +116,13 @@ def _current_version(task_slug: str, *, metric_slug: str, version: str | None = 
     if metric_slug not in LEADERBOARD_METRICS:
         known = ", ".join(LEADERBOARD_METRICS)
         raise UnknownLeaderboard("unknown_metric", f"Unknown metric '{metric_slug}'; use one of: {known}.")
+    # PostgreSQL's text holds no NUL: a name with one names nothing, and is never sent to the database.
+    if "\x00" in task_slug:
+        raise UnknownLeaderboard("unknown_task", "Unknown task: a task's name holds no NUL character.")
+    if version is not None and "\x00" in version:
+        raise UnknownLeaderboard(
+            "unknown_version", "Unknown version: a version holds no NUL character.", field="version"
+        )
     versions = TaskVersion.objects.filter(task__slug=task_slug).select_related("task")
     found = versions.filter(is_current=True) if version is None else versions.filter(version=version)
     found = found.first()

@@ -32,8 +32,13 @@ class Command(BaseCommand):
             raise CommandError(str(error)) from None
         difference = display.significant(report.max_abs_difference, 2)
         tolerance = f"{display.number(report.absolute_tolerance)} + {display.number(report.relative_tolerance)}"
+        if len(report.input_shapes) == 1:
+            inputs = f"input {list(*report.input_shapes.values())} with a dynamic batch"
+        else:
+            shapes = ", ".join(f"{name} {list(shape)}" for name, shape in report.input_shapes.items())
+            inputs = f"inputs {shapes}, their batch and lengths dynamic"
         self.stdout.write(
-            f"Wrote {report.path} (opset {report.opset}, input {list(report.input_shape)} with a dynamic batch). "
+            f"Wrote {report.path} (opset {report.opset}, {inputs}). "
             f"onnx.checker passed; torch and onnxruntime agree on a batch: max |difference| {difference} "
             f"(tolerance {tolerance} x |torch|)."
         )

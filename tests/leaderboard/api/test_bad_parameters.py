@@ -52,10 +52,22 @@ def test_leaderboard_limit_must_be_ascii_digits_within_the_range(anonymous_clien
 
 
 @pytest.mark.parametrize(
-    ("name", "code"), [("cost_basis", "unknown_cost_basis"), ("latency_stat", "invalid_latency_stat")]
+    ("name", "code"),
+    [
+        ("cost_basis", "unknown_cost_basis"),
+        ("latency_stat", "invalid_latency_stat"),
+        ("cost_at", "invalid_cost_at"),
+        ("version", "unknown_version"),  # PostgreSQL refused the query with a 500 (found by the soak's schemathesis)
+    ],
 )
 def test_leaderboard_choice_with_a_nul_is_rejected(anonymous_client, name, code):
     assert_rejected(anonymous_client.get(BOARD, {name: f"mean{NUL}"}), code)
+
+
+def test_a_leaderboard_of_a_task_named_with_a_nul_is_not_found(anonymous_client):
+    response = anonymous_client.get(f"/api/v1/leaderboards/cifar10{NUL}/training-time/")
+
+    assert response.status_code == 404 and response.json()["errors"][0]["code"] in ("unknown_task", "not_found")
 
 
 # --- entries: ids and filters ---------------------------------------------------------------------------------
