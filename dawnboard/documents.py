@@ -92,3 +92,19 @@ def plain_json(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [plain_json(item) for item in value]
     return value
+
+
+# An entry's `hardware` as Dawnboard's own jobs write it when a run is priced as a catalog instance: the machine
+# measured, then the instance ("2 CPU cores (AMD EPYC 7B13), priced as aws/c5.large"), which the resolver matches.
+PRICED_AS = ", priced as "
+
+
+def priced_as_hardware(machine: str, instance: str | None) -> str:
+    """The `hardware` text of a run on `machine` priced as the catalog `instance` ("aws/c5.large"), if any."""
+    return f"{machine}{PRICED_AS}{instance}" if instance else machine
+
+
+def priced_as_parts(hardware: str) -> tuple[str, str] | None:
+    """(the machine measured, the catalog instance) of a `hardware` text `priced_as_hardware` wrote; else None."""
+    machine, found, instance = hardware.rpartition(PRICED_AS)
+    return (machine, instance) if found and machine and instance and "/" in instance else None

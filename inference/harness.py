@@ -3,7 +3,8 @@
 
 1. the timed pass, DAWNBench's inference rule: every item of the evaluation set once, one at a time (batch 1),
    in the set's fixed order, by Dawnboard's own loop. Each item's latency is `time.perf_counter_ns` around the
-   backend call alone; the item is read and preprocessed just before, outside the timing. The first `warmup` items are timed but left out of the statistics (allocators, caches, thread pools settle).
+   backend call alone; the item is read and preprocessed just before, outside the timing. The first `warmup`
+   items are timed but left out of the statistics (allocators, caches, thread pools settle).
    Its mean is the entry's latency. Between two calls the loop does nothing but take the next item: LoadGen
    driving the same calls adds its own bookkeeping and threads (`bench/latency_overhead.py` measures both).
 2. the accuracy pass: LoadGen's accuracy mode, every item once, one query of one item at a time; the task's

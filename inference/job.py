@@ -29,6 +29,7 @@ from benchmarks.runner.record import (
 )
 from benchmarks.workloads import workload_class
 from benchmarks.workloads.base import DatasetMissing, Workload
+from dawnboard.documents import priced_as_hardware
 from dawnboard.formats.dawnbench import write_entry
 from dawnboard.ingest import validate_dawnbench_files
 from dawnboard.recipes import recipe_named
@@ -157,7 +158,7 @@ def _measurement_run(options, out_dir, *, price, progress, author, email) -> Mea
         "framework": f"{backend.name} {backend.version}",
         "model": recipe_named(options.task, workload.recipe).model,
         # The machine measured, then the catalog instance it was priced as (which the board's resolver reads).
-        "hardware": hardware_text(facts, 1) + (f", priced as {price.instance}" if price and price.instance else ""),
+        "hardware": priced_as_hardware(hardware_text(facts, 1), price.instance if price else None),
         "timestamp": datetime.now(UTC).date().isoformat(),
         "latency": latency.mean_ms,
         rules.inference_fields[0]: measurement.accuracy,

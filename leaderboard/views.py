@@ -12,6 +12,7 @@ from django.urls import reverse
 from django.utils.cache import patch_cache_control
 from django.utils.safestring import mark_safe
 
+from dawnboard.documents import priced_as_parts
 from dawnboard.errors import ERROR_DESCRIPTIONS, WARNING_DESCRIPTIONS, needs_attention
 from dawnboard.metrics import (
     INFERENCE_COST,
@@ -144,6 +145,7 @@ def entry_detail(request, pk: int):
         "runs_rule": selectors.rules_of(version).runs,
         "figure": _figure_json(figure),
         "claims": _claims(entry),
+        "priced_as": priced_as_parts(entry.hardware),  # (machine, instance) of a run priced as a catalog instance
         "warnings": _warnings(entry),
         "board_url": _board_url(version.task.slug, TRAINING_TIME if entry.is_training else INFERENCE_LATENCY),
         "ranks": [

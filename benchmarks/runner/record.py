@@ -22,6 +22,7 @@ import torch
 from benchmarks.runner.config import Device
 from benchmarks.runner.loop import RunResult
 from benchmarks.runner.mlperf_log import mllog_bytes
+from dawnboard.documents import priced_as_hardware
 from dawnboard.formats.dawnbench import write_entry, write_training_log
 from dawnboard.recipes import recipe_named
 from dawnboard.rules import current_rules
@@ -142,7 +143,7 @@ def entry_document(
         "authorEmail": author_email,
         "framework": f"PyTorch {torch.__version__}",
         "model": recipe.model,
-        "hardware": hardware + (f", priced as {priced_as.instance}" if priced_as else ""),
+        "hardware": priced_as_hardware(hardware, priced_as.instance if priced_as else None),
         "timestamp": datetime.now(UTC).date().isoformat(),
         "commitHash": git_commit() or "",
         "misc": {

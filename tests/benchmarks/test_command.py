@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import statistics
 from decimal import Decimal
 from io import StringIO
@@ -166,6 +167,8 @@ def test_a_run_priced_as_the_catalog_cpu_instance_of_its_cores_fills_the_trainin
     assert entry.misc["price"].startswith("catalog: aws/c5.large on-demand")
     board = client.get("/api/v1/leaderboards/digits/training-cost/").json()
     assert [row["entry_id"] for row in board["results"]] == [entry.id]
+    page = client.get(f"/entries/{entry.id}/").content.decode()
+    assert re.search(r"Measured on <bdi>2 CPU cores \(.+\)</bdi>, priced as <bdi>aws/c5\.large</bdi> on-demand", page)
 
 
 @pytest.mark.parametrize(
