@@ -79,9 +79,14 @@ def loadgen_logs_judged(
 def _loadgen_logs(logs: list[bytes]) -> tuple[LoadGenTest | None, list[Issue], list[bytes]]:
     """An inference entry's logs sorted out: its LoadGen test (from the one detail log, checked against the summary
     where one came), the errors found, and the logs that are neither (ignored, with a warning)."""
-    details = [(position, data) for position, data in enumerate(logs) if is_loadgen_detail(data)]
-    summaries = [(position, data) for position, data in enumerate(logs) if is_loadgen_summary(data)]
-    others = [data for data in logs if not is_loadgen_detail(data) and not is_loadgen_summary(data)]
+    details, summaries, others = [], [], []
+    for position, data in enumerate(logs):
+        if is_loadgen_detail(data):
+            details.append((position, data))
+        elif is_loadgen_summary(data):
+            summaries.append((position, data))
+        else:
+            others.append(data)
     if not details and not summaries:
         return None, [], logs
     if len(details) != 1 or len(summaries) > 1:

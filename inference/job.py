@@ -35,6 +35,7 @@ from dawnboard.ingest import validate_dawnbench_files
 from dawnboard.recipes import recipe_named
 from dawnboard.rules import Track, current_rules, rules_catalog
 from dawnboard.scoring import (
+    HourlyPrice,
     inference_cost_usd_per_10k,
     inference_cost_usd_per_10k_at_throughput,
     inference_cost_usd_per_item,
@@ -46,7 +47,7 @@ from inference.checkpoint import checkpoint_read
 from inference.errors import InferenceError, InferenceErrorCode
 from inference.harness import PREPROCESSING, Measurement, measure
 from inference.loadgen import RESIDENT_SAMPLES, LoadGenSettings, SampleLibrary
-from inference.options import Backend, MeasureOptions, Price, Scenario
+from inference.options import Backend, MeasureOptions, Scenario
 
 
 @dataclass(frozen=True)
@@ -54,7 +55,7 @@ class MeasurementReport:
     options: MeasureOptions
     measurement: Measurement
     threshold: float
-    price: Price | None
+    price: HourlyPrice | None
     entry_bytes: bytes
     record: dict[str, Any]
     entry_path: Path
@@ -97,7 +98,7 @@ def measurement_run(
     options: MeasureOptions,
     out_dir: Path,
     *,
-    price: Price | None = None,
+    price: HourlyPrice | None = None,
     progress: Callable[[int], None] | None = None,
     author: str = DEFAULT_AUTHOR,
     author_email: str = DEFAULT_AUTHOR_EMAIL,
@@ -239,7 +240,7 @@ class _Costs:
     per_10k_at_throughput: Decimal | None = None  # offline: 10,000 items at the measured samples per second
 
 
-def _costs(price: Price | None, *, mean_ms: float, samples_per_second: float | None) -> _Costs:
+def _costs(price: HourlyPrice | None, *, mean_ms: float, samples_per_second: float | None) -> _Costs:
     """Both inference costs by the rules package's formulas, where there is a price (and, at throughput, a rate)."""
     if price is None:
         return _Costs()
@@ -266,18 +267,14 @@ def _held_rate(measurement: Measurement) -> float | None:
 def _loadgen_record(measurement: Measurement) -> dict[str, Any]:
     """What the record keeps of LoadGen: its verdict, its figures, its logs (path and sha256), the settings."""
     outcome, test = measurement.performance, measurement.performance.test
+    summary = outcome.summary_path.read_bytes()
     return {
         "valid": test.valid,
         "scenario": test.scenario,
         "mode": test.mode,
         "version": test.loadgen_version,
         "query_count": test.query_count,
-        "latency_ms": {
-            "mean": test.mean_ms,
-            "min": test.min_ms,
-            "max": test.max_ms,
-            **{f"p{percentile.removesuffix('.00')}": value for percentile, value in test.percentiles_ms.items()},
-        },
+        "latency_ms": test.latencies_ms(),
         "early_stopping_p90_ms": test.early_stopping_p90_ms,
         "samples_per_second": test.samples_per_second,
         "scheduled_queries_per_second": test.scheduled_queries_per_second,
@@ -290,8 +287,8 @@ def _loadgen_record(measurement: Measurement) -> dict[str, Any]:
         "server_tries": [attempt.as_dict() for attempt in measurement.server_tries],
         "summary_path": str(outcome.summary_path),
         "detail_path": str(outcome.detail_path),
-        "summary_sha256": hashlib.sha256(outcome.summary_path.read_bytes()).hexdigest(),
-        "summary_text": outcome.summary_path.read_text(errors="replace"),  # LoadGen's own account, a few lines
+        "summary_sha256": hashlib.sha256(summary).hexdigest(),
+        "summary_text": summary.decode(errors="replace"),  # LoadGen's own account, a few lines
         "detail_sha256": hashlib.sha256(outcome.detail_path.read_bytes()).hexdigest(),
     }
 

@@ -8,10 +8,8 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from decimal import Decimal
 from enum import StrEnum
 from pathlib import Path
-from typing import Any
 
 from inference.errors import InferenceError, InferenceErrorCode
 
@@ -27,18 +25,6 @@ class Scenario(StrEnum):
 class Backend(StrEnum):
     ONNXRUNTIME = "onnxruntime"
     TORCH = "torch"
-
-
-@dataclass(frozen=True)
-class Price:
-    """The hourly price a measurement is costed at, and where it comes from."""
-
-    usd_per_hour: Decimal
-    source: str
-    instance: str | None = None
-
-    def as_dict(self) -> dict[str, Any]:
-        return {"usd_per_hour": float(self.usd_per_hour), "source": self.source, "instance": self.instance}
 
 
 @dataclass(frozen=True)

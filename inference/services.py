@@ -15,8 +15,9 @@ from typing import TYPE_CHECKING
 
 from django.conf import settings
 
+from dawnboard.scoring import HourlyPrice
 from inference.errors import InferenceError, InferenceErrorCode
-from inference.options import MeasureOptions, Price
+from inference.options import MeasureOptions
 from leaderboard.models import Submission
 from leaderboard.services import SubmissionOutcome, Upload, submission_create
 from pricing.selectors import PriceLookupError, on_demand_price
@@ -34,7 +35,7 @@ def inference_price(
     cost_per_hour: Decimal | None,
     day: datetime.date | None = None,
     vcpus: int | None = None,
-) -> Price | None:
+) -> HourlyPrice | None:
     """The price to cost a measurement at: the catalog's on-demand price of `provider`/`instance` on `day`
     (today by default; `instance` "auto": the provider's CPU instance of `vcpus` vCPUs), or the given hourly price;
     None when neither is asked for.
@@ -43,14 +44,13 @@ def inference_price(
         InferenceError: `unknown_instance`, or `no_price` when the catalog has none that day.
     """
     if cost_per_hour is not None:
-        return Price(usd_per_hour=cost_per_hour, source="--cost-per-hour, as given")
+        return HourlyPrice(usd_per_hour=cost_per_hour, source="--cost-per-hour, as given")
     if instance is None:
         return None
     try:
-        found = on_demand_price(instance=instance, provider=provider, day=day or datetime.date.today(), vcpus=vcpus)
+        return on_demand_price(instance=instance, provider=provider, day=day or datetime.date.today(), vcpus=vcpus)
     except PriceLookupError as error:
         raise InferenceError(InferenceErrorCode(error.code), error.message) from None
-    return Price(usd_per_hour=found.usd_per_hour, source=found.source, instance=found.instance)
 
 
 def measurement_submit(*, report: MeasurementReport) -> SubmissionOutcome:

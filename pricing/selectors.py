@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from dawnboard import display
 from dawnboard.rules import Track
+from dawnboard.scoring import HourlyPrice
 from pricing.domain.cost import (
     AS_SUBMITTED,
     CATALOG_AT_SUBMISSION,
@@ -475,15 +476,6 @@ def _priced(run: PricedRun, policy: str, machine: MachinePrice) -> PolicyCost:
     return inference_policy_cost(policy, latency_ms=run.latency_ms, usd_per_hour=price, count=count, source=source)
 
 
-@dataclass(frozen=True)
-class OnDemandPrice:
-    """A catalog instance's on-demand hourly price on a day, with where it comes from."""
-
-    usd_per_hour: Decimal
-    instance: str  # "aws/c5.large"
-    source: str
-
-
 class PriceLookupError(LookupError):
     """No such instance in the catalog (`unknown_instance`), or no on-demand price of it that day (`no_price`)."""
 
@@ -500,7 +492,7 @@ AUTO_FAMILY = {"aws": "c5."}
 
 def on_demand_price(
     *, instance: str, provider: str | None, day: datetime.date, vcpus: int | None = None
-) -> OnDemandPrice:
+) -> HourlyPrice:
     """The catalog's on-demand price of `provider`/`instance` on `day`. `instance` "auto" names the provider's
     CPU-only instance (of `AUTO_FAMILY`) with `vcpus` vCPUs.
 
@@ -531,7 +523,7 @@ def on_demand_price(
     name = f"{found.provider.slug}/{found.name}"
     if quote is None:
         raise PriceLookupError("no_price", f"The catalog has no on-demand price of {name} on {day}.")
-    return OnDemandPrice(
+    return HourlyPrice(
         usd_per_hour=catalog_price(quote.usd_per_hour),
         instance=name,
         source=f"catalog: {name} on-demand in {quote.region}, valid from {quote.valid_from} ({quote.source_url})",

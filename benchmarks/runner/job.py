@@ -16,9 +16,10 @@ from typing import Any
 
 from benchmarks.runner.config import RunConfig
 from benchmarks.runner.loop import ProgressCallback, RunResult, train_reference
-from benchmarks.runner.record import DEFAULT_AUTHOR, DEFAULT_AUTHOR_EMAIL, PricedAs, WrittenRun, run_write
+from benchmarks.runner.record import DEFAULT_AUTHOR, DEFAULT_AUTHOR_EMAIL, WrittenRun, run_write
 from dawnboard.ingest import validate_dawnbench_files
 from dawnboard.rules import Track, rules_catalog
+from dawnboard.scoring import HourlyPrice
 from dawnboard.validation import IngestRejection, IngestResult
 
 
@@ -63,7 +64,7 @@ def reference_run(
     progress: ProgressCallback | None = None,
     author: str = DEFAULT_AUTHOR,
     author_email: str = DEFAULT_AUTHOR_EMAIL,
-    priced_as: PricedAs | None = None,
+    priced_as: HourlyPrice | None = None,
 ) -> RunReport:
     """Train, then (on the main process) write the run's files into `out_dir` and judge them; `priced_as` prices
     the entry as that catalog instance."""

@@ -12,7 +12,6 @@ import subprocess
 import sys
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from decimal import Decimal
 from importlib import metadata
 from pathlib import Path
 from typing import Any
@@ -26,7 +25,7 @@ from dawnboard.documents import priced_as_hardware
 from dawnboard.formats.dawnbench import write_entry, write_training_log
 from dawnboard.recipes import recipe_named
 from dawnboard.rules import current_rules
-from dawnboard.scoring import hours_of
+from dawnboard.scoring import HourlyPrice, hours_of
 
 REPOSITORY_ROOT = Path(__file__).resolve().parents[2]
 DEFAULT_AUTHOR = "Dawnboard reference job"
@@ -119,18 +118,8 @@ def run_name(result: RunResult) -> str:
     return f"{result.config.task}_{result.config.recipe}_seed{result.config.seed}"
 
 
-@dataclass(frozen=True)
-class PricedAs:
-    """The catalog instance a run is priced as (the command looks its price up): its hourly price, its name
-    ("aws/c5.large") and where the price comes from."""
-
-    usd_per_hour: Decimal
-    instance: str
-    source: str
-
-
 def entry_document(
-    result: RunResult, facts: dict[str, Any], *, author: str, author_email: str, priced_as: PricedAs | None = None
+    result: RunResult, facts: dict[str, Any], *, author: str, author_email: str, priced_as: HourlyPrice | None = None
 ) -> dict[str, Any]:
     """The DAWNBench v1.0 entry of a run. Without `priced_as`, no `costPerHour`: the board prices the hardware from
     its catalog where it knows it. With it, `costPerHour` is that instance's price and `hardware` names it after
@@ -205,7 +194,7 @@ def run_write(
     started_at: datetime,
     author: str = DEFAULT_AUTHOR,
     author_email: str = DEFAULT_AUTHOR_EMAIL,
-    priced_as: PricedAs | None = None,
+    priced_as: HourlyPrice | None = None,
 ) -> WrittenRun:
     """Write the entry, the log (as a DAWNBench TSV and as MLLOG), the weights and run.json into `directory`
     (created if need be)."""

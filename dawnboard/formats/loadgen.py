@@ -86,6 +86,11 @@ class LoadGenTest:
     def p90_ms(self) -> float | None:
         return self.percentiles_ms.get("90.00")
 
+    def latencies_ms(self) -> dict[str, float | None]:
+        """The mean, min, max and each percentile by its short name ("p50", "p90", "p99.90"), in ms."""
+        named = {f"p{percentile.removesuffix('.00')}": value for percentile, value in self.percentiles_ms.items()}
+        return {"mean": self.mean_ms, "min": self.min_ms, "max": self.max_ms, **named}
+
     def problems(self, *, scenario: str) -> list[Issue]:
         """Why this test cannot stand for a `scenario` measurement: another scenario, not a performance run,
         LoadGen's INVALID, or errors it counted. Empty when it can."""
@@ -122,7 +127,7 @@ def is_loadgen_summary(data: bytes) -> bool:
     return SUMMARY_TITLE in data[:4096]
 
 
-def read_loadgen_summary(data: bytes, *, file_name: str = "mlperf_log_summary.txt") -> dict[str, str]:
+def read_loadgen_summary(data: bytes) -> dict[str, str]:
     """What LoadGen's summary log says of its test, by Dawnboard's word: the scenario (as LoadGen names it), the
     mode and the verdict, each from its `Name : value` line (the first of each); a missing one is absent."""
     said: dict[str, str] = {}

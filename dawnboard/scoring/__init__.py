@@ -11,13 +11,29 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from decimal import Decimal
+from typing import Any
 
 import numpy as np
 
 SECONDS_PER_HOUR = 3600
 MS_PER_SECOND = 1000
 ITEMS_PER_INFERENCE_COST = 10_000
+
+
+@dataclass(frozen=True)
+class HourlyPrice:
+    """An hourly price a cost is reckoned at, where it comes from, and the catalog instance it is the on-demand
+    price of ("aws/c5.large"; None for a price given as it is): what `measure_inference` and `run_reference`
+    price a run at."""
+
+    usd_per_hour: Decimal
+    source: str
+    instance: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"usd_per_hour": float(self.usd_per_hour), "source": self.source, "instance": self.instance}
 
 
 def first_crossing(metric: np.ndarray, threshold: float) -> int | None:

@@ -488,8 +488,7 @@ def _measured_latency_percentiles(submission: Submission, loadgen) -> dict[str, 
         return {f"latency_{name}_ms": float(latency[name]) for name in LATENCY_PERCENTILES if name in latency}
     if loadgen is None or loadgen.scenario != "single-stream":
         return {}
-    figures = {**{f"p{key.removesuffix('.00')}": value for key, value in loadgen.percentiles_ms.items()}}
-    figures["max"] = loadgen.max_ms
+    figures = loadgen.latencies_ms()
     return {f"latency_{name}_ms": figures[name] for name in LATENCY_PERCENTILES if figures.get(name) is not None}
 
 

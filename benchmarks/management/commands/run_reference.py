@@ -22,6 +22,7 @@ from benchmarks.services import reference_runs_submit
 from dawnboard import display
 from dawnboard.recipes import RECIPES, recipe_named, recipes_of
 from dawnboard.rules import Scale, Track, current_rules
+from dawnboard.scoring import HourlyPrice
 from leaderboard.models import Entry
 from pricing.selectors import PriceLookupError, on_demand_price
 
@@ -31,19 +32,16 @@ if TYPE_CHECKING:
 TASKS = tuple(dict.fromkeys(recipe.task_slug for recipe in RECIPES))  # in the catalog's order
 
 
-def _priced_as(instance: str | None, provider: str | None):
+def _priced_as(instance: str | None, provider: str | None) -> HourlyPrice | None:
     """The catalog instance to price the run as, looked up before it trains; None when none is asked for."""
     if instance is None:
         return None
     if not provider:
         raise CommandError("--instance needs --provider.")
-    from benchmarks.runner.record import PricedAs  # torch: imported where a run is asked for
-
     try:
-        price = on_demand_price(instance=instance, provider=provider, day=datetime.date.today(), vcpus=os.cpu_count())
+        return on_demand_price(instance=instance, provider=provider, day=datetime.date.today(), vcpus=os.cpu_count())
     except PriceLookupError as error:
         raise CommandError(f"{error.code}: {error.message}") from None
-    return PricedAs(usd_per_hour=price.usd_per_hour, instance=price.instance, source=price.source)
 
 
 class Command(BaseCommand):
