@@ -149,6 +149,9 @@ def test_train_export_measure_and_the_entry_is_on_the_board(checkpoints, tmp_pat
     page = client.get(f"/entries/{entry.id}/").content.decode()
     assert 'id="loadgen"' in page and record["loadgen"]["detail_sha256"] in page and "Result is : VALID" in page
     assert ("samples/s" in page) == (scenario == "offline") and ("queries/s" in page) == (scenario == "server")
+    # LoadGen's p90 is a per-item latency in a single stream only; an offline test is one query, said so.
+    assert ('data-stat="loadgen-p90"' in page) == (scenario == "single-stream")
+    assert (", 1 query." in page) == (scenario == "offline")
 
 
 @pytest.mark.django_db
