@@ -17,8 +17,9 @@ Run it whenever a machine with a GPU is at hand; it takes a few minutes and prin
    on 2 CPU threads of this machine (idle, unlike the shared machine the project is built on), the goal being
    a coefficient of variation of at most 5 % for one seed;
 5. onnxruntime's execution providers: whether the CUDA provider is installed;
-6. inference through MLPerf LoadGen (`inference.loadgen`): ResNet-9 and ResNet-50 in eval mode (bf16 autocast,
-   channels_last) answering LoadGen's queries, single stream (its 90th percentile and the early-stopping
+6. inference through MLPerf LoadGen (`inference.loadgen`): ResNet-9, ResNet-50 (bf16 autocast, channels_last) and
+   SQuAD's BiDAF (bf16 autocast, questions of 100-180 context tokens, padded in batches) in eval mode answering
+   LoadGen's queries, single stream (its 90th percentile and the early-stopping
    estimate) and offline (samples per second at the batch given), each a calibrated test of at least 3 s, on the
    GPU and, single stream, on the CPU.
 
@@ -226,13 +227,18 @@ def section_clock(device: torch.device) -> None:
 
 # Inference through MLPerf LoadGen: each image network in eval mode answering LoadGen's queries (the job's mixed
 # precision and layout), over items of its real shape held in memory.
-LOADGEN_NETWORKS = (("cifar10", "resnet9", 1024, 512), ("imagenet", "resnet50", 256, 256))  # items, offline batch
+# (task, recipe, items, offline batch): SQuAD's questions of the dev set's typical lengths, batched padded.
+LOADGEN_NETWORKS = (("cifar10", "resnet9", 1024, 512), ("imagenet", "resnet50", 256, 256), ("squad", "bidaf", 512, 256))
 LOADGEN_MIN_DURATION_MS = 3000
 
 
 def torch_answer(model: torch.nn.Module, device: torch.device, channels_last: bool) -> Callable:
     @torch.inference_mode()
     def answer(batch):
+        if isinstance(batch, tuple):  # a reader's four arrays of ids: its start and end logits
+            with mixed_precision(device):
+                outputs = model(*(torch.from_numpy(array).to(device) for array in batch))
+            return tuple(output.float().cpu().numpy() for output in outputs)
         inputs = torch.from_numpy(batch).to(device)
         inputs = inputs.contiguous(memory_format=torch.channels_last) if channels_last else inputs
         with mixed_precision(device):
@@ -241,7 +247,7 @@ def torch_answer(model: torch.nn.Module, device: torch.device, channels_last: bo
     return answer
 
 
-def loadgen_test(answer: Callable, items: list, scenario: str, out_dir: Path, **chosen):
+def loadgen_test(answer: Callable, items, scenario: str, out_dir: Path, **chosen):
     """A calibrated LoadGen test of at least LOADGEN_MIN_DURATION_MS, as `measure_inference` runs the MLPerf
     profile but shorter."""
     from inference.loadgen import LoadGenSettings, calibrated, loadgen_run
@@ -254,6 +260,8 @@ def loadgen_test(answer: Callable, items: list, scenario: str, out_dir: Path, **
 
 
 def section_loadgen(device: torch.device) -> None:
+    from bench.made_up_items import held_library, made_up_items
+
     columns = f"{'single stream p90 (early stopping)':>36} {'mean':>9} {'offline batch':>13} {'samples/s':>11}"
     print(f"  {'network':18} {'where':6} {columns}")
     generator = torch.Generator().manual_seed(0)
@@ -261,8 +269,7 @@ def section_loadgen(device: torch.device) -> None:
         for task, recipe, count, batch_size in LOADGEN_NETWORKS:
             network = next(network for network in NETWORKS if (network.task, network.recipe) == (task, recipe))
             workload, _ = network.make(1, generator)  # a workload ready to build its model
-            shape = workload.inference_input_shape
-            items = [torch.randn((1, *shape), generator=generator).numpy() for _ in range(count)]
+            items = held_library(*made_up_items(workload, count, generator))
             places = [device, torch.device("cpu")] if device.type == "cuda" else [device]
             for place in places:
                 answer = torch_answer(model_on(workload, place).eval(), place, workload.channels_last)

@@ -44,6 +44,7 @@ from benchmarks.workloads.digits import DigitsCNNWorkload  # noqa: E402
 from inference.backends import OnnxBackend  # noqa: E402
 from inference.export import write_onnx  # noqa: E402
 from inference.harness import measure  # noqa: E402
+from inference.items import ClassifiedItems  # noqa: E402
 from inference.loadgen import LoadGenSettings, loadgen_run  # noqa: E402
 
 WARMUP = 10
@@ -68,8 +69,8 @@ def harness_mean_ms(backend: OnnxBackend, arrays: list[np.ndarray], loadgen_mean
     """The harness's mean (its timed pass's); LoadGen's mean of the same measurement goes to `loadgen_means`."""
     settings = LoadGenSettings.of("single-stream", items=len(arrays), quick=True)
     with tempfile.TemporaryDirectory() as logs:
-        stream = ((array, 0) for array in arrays)
-        measurement = measure(backend.run, stream, arrays, settings, Path(logs), top_k=1, warmup=WARMUP)
+        items = ClassifiedItems.in_memory(arrays, [0] * len(arrays))
+        measurement = measure(backend.run, items, settings, Path(logs), warmup=WARMUP)
     loadgen_means.append(measurement.performance.test.mean_ms)
     return measurement.latency.mean_ms
 

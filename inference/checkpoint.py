@@ -24,6 +24,7 @@ class Checkpoint:
     recipe: str
     overrides: dict[str, Any]
     state_dict: dict[str, torch.Tensor]
+    input_encoding: dict[str, Any] | None = None  # as the run record's data summary kept it (`Workload.input_encoding`)
 
     def workload(self, data_dir: Path | None = None) -> Workload:
         """The recipe's workload as the checkpoint was trained, shaped by its weights where the data shapes the
@@ -63,5 +64,10 @@ def checkpoint_read(path: Path, *, task: str) -> Checkpoint:
         )
     overrides = (record.get("config") or {}).get("overrides") or {}
     return Checkpoint(
-        path=path, task=task, recipe=record["recipe"], overrides=dict(overrides), state_dict=saved["state_dict"]
+        path=path,
+        task=task,
+        recipe=record["recipe"],
+        overrides=dict(overrides),
+        state_dict=saved["state_dict"],
+        input_encoding=(record.get("data") or {}).get("input_encoding"),
     )

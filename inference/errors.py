@@ -8,9 +8,11 @@ from enum import StrEnum
 class InferenceErrorCode(StrEnum):
     NOT_A_CHECKPOINT = "not_a_checkpoint"  # not a reference job's .pt
     WRONG_TASK = "wrong_task"  # a checkpoint or model of another task
-    UNSUPPORTED_TASK = "unsupported_task"  # no one-item pipeline for the task yet
+    UNSUPPORTED_TASK = "unsupported_task"  # a recipe with no inputs to export or measure
     NOT_ONNX = "not_onnx"  # not an ONNX model onnx and onnxruntime can load
     INPUT_SHAPE_MISMATCH = "input_shape_mismatch"  # the model's input does not take the task's items
+    # the data encodes its items otherwise than the model was trained with (SQuAD's vocabularies)
+    INPUT_ENCODING_MISMATCH = "input_encoding_mismatch"
     EXPORT_MISMATCH = "export_mismatch"  # torch and onnxruntime disagree beyond the tolerance
     INVALID_EXPORT = "invalid_export"  # the exported file fails onnx.checker
     DATASET_MISSING = "dataset_missing"  # no test set where asked

@@ -70,12 +70,16 @@ def write_onnx(model: torch.nn.Module, signature: OnnxSignature, out: Path, *, o
 
 def model_metadata(checkpoint: Checkpoint) -> dict[str, str]:
     """The task, recipe and settings of the model, kept in the ONNX file: the harness preprocesses items as
-    that recipe's evaluation does."""
-    return {
+    that recipe's evaluation does; and, where the data shapes the inputs (SQuAD's vocabularies), their encoding,
+    which the harness compares with the one it rebuilds from the data."""
+    metadata = {
         "dawnboard.task": checkpoint.task,
         "dawnboard.recipe": checkpoint.recipe,
         "dawnboard.overrides": json.dumps(checkpoint.overrides, sort_keys=True),
     }
+    if checkpoint.input_encoding is not None:
+        metadata["dawnboard.input_encoding"] = json.dumps(checkpoint.input_encoding, sort_keys=True)
+    return metadata
 
 
 def export_onnx(checkpoint: Checkpoint, out: Path, *, opset: int = DEFAULT_OPSET) -> ExportReport:

@@ -8,7 +8,8 @@
    Its mean is the entry's latency. Between two calls the loop does nothing but take the next item: LoadGen
    driving the same calls adds its own bookkeeping and threads (`bench/latency_overhead.py` measures both).
 2. the accuracy pass: LoadGen's accuracy mode, every item once, one query of one item at a time; the task's
-   score of its answers (top-k of the logits) is the entry's accuracy, which must meet the threshold. A
+   score of its answers (top-k of the logits; SQuAD's official F1 of the best spans: `inference.items`) is
+   the entry's accuracy, which must meet the threshold. A
    deterministic backend gives the timed pass's answers again; the record keeps both scores.
 3. the scenario's performance test, as LoadGen runs and judges it: single stream (its percentiles and the
    early-stopping estimate of the 90th), offline (samples per second, in batches) or server (the highest Poisson
@@ -20,14 +21,23 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
-
-import numpy as np
+from typing import Any
 
 from inference.domain.latency import LatencySummary
-from inference.loadgen import LoadGenOutcome, LoadGenSettings, SampleLibrary, calibrated, loadgen_run
+from inference.items import EvaluationItems, Score
+from inference.loadgen import (
+    RESIDENT_SAMPLES,
+    Item,
+    LoadGenOutcome,
+    LoadGenSettings,
+    Output,
+    SampleLibrary,
+    calibrated,
+    loadgen_run,
+)
 
 PREPROCESSING = (
     "each item read and preprocessed (decoded, resized, normalised, as the recipe's evaluation does) before "
@@ -58,17 +68,17 @@ class Measurement:
     latency: LatencySummary  # the timed pass, one item at a time, warm-up left out
     items: int  # answered in each pass, warm-up included
     warmup: int
-    correct: int  # in LoadGen's accuracy pass
-    timed_pass_correct: int  # in the timed pass: the same for a deterministic backend
-    top_k: int
+    score: Score  # of LoadGen's accuracy pass
+    timed_pass_score: Score  # of the timed pass: the same for a deterministic backend
     performance: LoadGenOutcome  # the scenario's performance test (the server's: its highest VALID rate's)
     settings: LoadGenSettings  # as that test ran (calibrated; the server's rate)
     server_tries: tuple[ServerTry, ...] = ()
 
     @property
     def accuracy(self) -> float:
-        """Percent of all items answered correctly (top-k)."""
-        return 100.0 * self.correct / self.items
+        """The task's quality of LoadGen's accuracy pass over every item, in the task's scale (top-k accuracy in
+        percent; SQuAD's F1 as a fraction): what meets the threshold."""
+        return self.score.quality
 
     @property
     def valid(self) -> bool:
@@ -76,25 +86,25 @@ class Measurement:
 
 
 def measure(
-    answer: Callable[[np.ndarray], np.ndarray],
-    stream: Iterable[tuple[np.ndarray, int]],
-    library: SampleLibrary | Sequence[np.ndarray],
+    answer: Callable[[Item], Any],
+    items: EvaluationItems,
     settings: LoadGenSettings,
     out_dir: Path,
     *,
-    top_k: int,
     warmup: int,
     progress: Callable[[int], None] | None = None,
+    resident: int = RESIDENT_SAMPLES,
 ) -> Measurement:
-    """The timed pass over `stream` (each item as an array of batch 1 and its label, in the set's order), the
-    accuracy pass and the performance test of `settings.scenario` over `library` (the same items, by position);
-    LoadGen's logs under `out_dir` (`accuracy/`, `calibration/`, the scenario's own folder, and the server's
-    `server-<rate>/` tries)."""
-    latencies_ns, timed_logits, labels = timed_pass(answer, stream, progress=progress)
+    """The timed pass over `items` (each of batch 1, with its label, in the set's order), the accuracy pass and
+    the performance test of `settings.scenario` over the same items, by position, in a sample library holding
+    `resident` of them at a time; LoadGen's logs under `out_dir` (`accuracy/`, `calibration/`, the scenario's own
+    folder, and the server's `server-<rate>/` tries)."""
+    latencies_ns, timed_answers, labels = timed_pass(answer, items, progress=progress)
     if len(labels) <= warmup:
         raise ValueError(f"Only {len(labels)} items: more than the {warmup} warm-up items are needed.")
-    if len(library) != len(labels):
-        raise ValueError(f"The timed pass answered {len(labels)} items and the sample library holds {len(library)}.")
+    if items.count != len(labels):
+        raise ValueError(f"The timed pass answered {len(labels)} items of the {items.count} asked.")
+    library = SampleLibrary(items.count, items.read, resident=resident, batching=items.batching)
     accuracy_pass = loadgen_run(
         answer,
         library,
@@ -102,7 +112,7 @@ def measure(
         out_dir / "accuracy",
         accuracy=True,
     )
-    logits = np.concatenate([accuracy_pass.outputs[index][None] for index in range(len(labels))])
+    answers = [accuracy_pass.outputs[index] for index in range(len(labels))]
     latency = LatencySummary.of(latencies_ns[warmup:])
     tries: tuple[ServerTry, ...] = ()
     if settings.scenario == "server":
@@ -120,9 +130,8 @@ def measure(
         latency=latency,
         items=len(labels),
         warmup=warmup,
-        correct=top_k_hits(logits, labels, top_k),
-        timed_pass_correct=top_k_hits(timed_logits, labels, top_k),
-        top_k=top_k,
+        score=items.score(answers, labels),
+        timed_pass_score=items.score(timed_answers, labels),
         performance=performance,
         settings=settings,
         server_tries=tries,
@@ -130,32 +139,33 @@ def measure(
 
 
 def timed_pass(
-    answer: Callable[[np.ndarray], np.ndarray],
-    stream: Iterable[tuple[np.ndarray, int]],
+    answer: Callable[[Item], Any],
+    items: EvaluationItems,
     *,
     progress: Callable[[int], None] | None = None,
-) -> tuple[list[int], np.ndarray, np.ndarray]:
-    """Each item answered alone, in order, the call timed alone: (latencies in ns, the logits a row an item, the
-    labels). Between two calls the loop only takes the next item (read and preprocessed by `stream`)."""
+) -> tuple[list[int], list[Output], list[Any]]:
+    """Each item answered alone, in order, the call timed alone: (latencies in ns, each item's answer, the labels).
+    Between two calls the loop only takes the next item (read and preprocessed by `items.stream`)."""
     latencies_ns: list[int] = []
-    outputs: list[np.ndarray] = []
-    labels: list[int] = []
-    for item, label in stream:
+    answers: list[Output] = []
+    labels: list[Any] = []
+    part = items.batching.part
+    for item, label in items.stream():
         started = time.perf_counter_ns()
-        logits = answer(item)
+        output = answer(item)
         latencies_ns.append(time.perf_counter_ns() - started)
-        outputs.append(logits)
+        answers.append(part(output, [item])[0])
         labels.append(label)
         if progress is not None:
-            progress(len(outputs))
-    if not outputs:
+            progress(len(answers))
+    if not answers:
         raise ValueError("No item was answered.")
-    return latencies_ns, np.concatenate(outputs), np.asarray(labels, dtype=np.int64)
+    return latencies_ns, answers, labels
 
 
 def server_search(
     answer,
-    items: Sequence[np.ndarray],
+    items: SampleLibrary,
     settings: LoadGenSettings,
     out_dir: Path,
     *,
@@ -189,10 +199,3 @@ def server_search(
             rate = rate * 2 if lowest_invalid is None else rate / 2
     chosen_settings, chosen = highest_valid or last
     return chosen_settings, chosen, tuple(tries)
-
-
-def top_k_hits(logits: np.ndarray, labels: np.ndarray, k: int) -> int:
-    """How many rows have their label among their k highest logits."""
-    k = min(k, logits.shape[1])
-    top = np.argpartition(-logits, k - 1, axis=1)[:, :k]
-    return int((top == labels[:, None]).any(axis=1).sum())

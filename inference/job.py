@@ -8,15 +8,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from decimal import Decimal
-from functools import partial
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import onnx
 import torch
 
@@ -28,7 +26,7 @@ from benchmarks.runner.record import (
     machine_facts,
 )
 from benchmarks.workloads import workload_class
-from benchmarks.workloads.base import DatasetMissing, Workload
+from benchmarks.workloads.base import DatasetMissing, OnnxSignature, Workload
 from dawnboard.documents import priced_as_hardware
 from dawnboard.formats.dawnbench import write_entry
 from dawnboard.ingest import validate_dawnbench_files
@@ -46,7 +44,8 @@ from inference.backends import OnnxBackend, TorchBackend
 from inference.checkpoint import checkpoint_read
 from inference.errors import InferenceError, InferenceErrorCode
 from inference.harness import PREPROCESSING, Measurement, measure
-from inference.loadgen import RESIDENT_SAMPLES, LoadGenSettings, SampleLibrary
+from inference.items import evaluation_items
+from inference.loadgen import LoadGenSettings
 from inference.options import Backend, MeasureOptions, Scenario
 
 
@@ -117,10 +116,10 @@ def measurement_run(
 
 def _measurement_run(options, out_dir, *, price, progress, author, email) -> MeasurementReport:
     backend, workload = _backend_and_workload(options)
-    backend.check_input((1, *workload.inference_input_shape))
     batch_size = options.batch_size or workload.batch_size
+    backend.check_inputs(_signature(workload, 1))
     if options.scenario is Scenario.OFFLINE:
-        backend.check_input((batch_size, *workload.inference_input_shape))
+        backend.check_inputs(_signature(workload, batch_size))
     if "workers" in workload.config:
         # Items are decoded in this process, before LoadGen starts: no loader process competes with a query.
         workload.config["workers"] = 0
@@ -128,21 +127,18 @@ def _measurement_run(options, out_dir, *, price, progress, author, email) -> Mea
         workload.load()
     except DatasetMissing as error:
         raise InferenceError(InferenceErrorCode.DATASET_MISSING, str(error)) from None
+    _check_input_encoding(backend.input_encoding, workload)
     count = workload.eval_size if options.limit is None else min(options.limit, workload.eval_size)
     rules = current_rules(options.task)
-    top_k = 5 if rules.log_column == "top5Accuracy" else 1
     chosen = {"latency_bound_ms": options.latency_bound_ms} if options.scenario is Scenario.SERVER else {}
     if options.scenario is Scenario.OFFLINE:
         chosen["batch_size"] = min(batch_size, count)
     settings = LoadGenSettings.of(str(options.scenario), items=count, quick=options.quick, **chosen)
-    library = SampleLibrary(count, partial(_arrays, workload), resident=RESIDENT_SAMPLES)
     measurement = measure(
         backend.run,
-        _stream(workload, count),
-        library,
+        evaluation_items(workload, count, top_k=5 if rules.log_column == "top5Accuracy" else 1),
         settings,
         out_dir / "loadgen",
-        top_k=top_k,
         warmup=options.warmup,
         progress=progress,
     )
@@ -191,9 +187,10 @@ def _measurement_run(options, out_dir, *, price, progress, author, email) -> Mea
         "batch_size": measurement.settings.batch_size,
         "latency_ms": latency.percentiles(),
         "histogram": latency.histogram(),
-        "accuracy": measurement.accuracy,  # LoadGen's accuracy pass
-        "timed_pass_accuracy": 100.0 * measurement.timed_pass_correct / measurement.items,
-        "top_k": measurement.top_k,
+        "accuracy": measurement.accuracy,  # LoadGen's accuracy pass, in the task's scale
+        "scores": measurement.score.figures,  # what it comes from: top-k hits, or SQuAD's exact match and F1
+        "timed_pass_accuracy": measurement.timed_pass_score.quality,
+        "top_k": measurement.score.figures.get("top_k"),
         "threshold": threshold,
         "meets_threshold": measurement.accuracy >= threshold,
         "samples_per_second": throughput,
@@ -293,31 +290,35 @@ def _loadgen_record(measurement: Measurement) -> dict[str, Any]:
     }
 
 
-def _stream(workload: Workload, count: int) -> Iterator[tuple[np.ndarray, int]]:
-    """The first `count` evaluation items in the set's order, each as the array the backend takes (batch 1) and
-    its label: the timed pass's, read as it goes."""
-    for position, (inputs, label) in enumerate(workload.evaluation_batches(1)):
-        if position >= count:
-            return
-        yield _array(inputs), int(label[0])
+def _signature(workload: Workload, batch: int) -> OnnxSignature:
+    """The inputs the task's model takes, in a batch of `batch` (made-up values: their types and shapes matter)."""
+    signature = workload.onnx_signature(batch, torch.Generator().manual_seed(0))
+    if signature is None:
+        raise InferenceError(
+            InferenceErrorCode.UNSUPPORTED_TASK, f"{workload.task}/{workload.recipe} has no inputs to measure."
+        )
+    return signature
 
 
-def _arrays(workload: Workload, positions: list[int]) -> list[np.ndarray]:
-    """The items at `positions`, as LoadGen's sample library loads them."""
-    return [_array(inputs) for inputs, _ in workload.evaluation_items(positions)]
-
-
-def _array(inputs) -> np.ndarray:
-    return np.ascontiguousarray(inputs.numpy(), dtype=np.float32)
+def _check_input_encoding(expected: dict[str, Any] | None, workload: Workload) -> None:
+    """Refuse data that encodes the items otherwise than the model was trained with (SQuAD's vocabularies, rebuilt
+    from the training and dev files at --data-dir): the model would answer other words than it was asked. A model
+    that does not say its encoding (an ONNX file from elsewhere) is taken as it is."""
+    found = workload.input_encoding()
+    if expected is None or found is None or expected == found:
+        return
+    raise InferenceError(
+        InferenceErrorCode.INPUT_ENCODING_MISMATCH,
+        f"The model was trained with the input encoding {json.dumps(expected, sort_keys=True)}; the data at "
+        f"--data-dir gives {json.dumps(found, sort_keys=True)}: measure it on the data (and settings) it was "
+        "trained on.",
+    )
 
 
 def _backend_and_workload(options: MeasureOptions) -> tuple[OnnxBackend | TorchBackend, Workload]:
     if options.backend is Backend.TORCH:
         checkpoint = checkpoint_read(options.model, task=options.task)
-        workload = _with_one_tensor_items(checkpoint.workload(options.data_dir))
-        return TorchBackend(checkpoint, threads=options.threads), workload
-    # A task whose items are several tensors (SQuAD's four) is told as such before its model is opened.
-    _with_one_tensor_items(workload_class(options.task, recipe_named(options.task).name)())
+        return TorchBackend(checkpoint, threads=options.threads), checkpoint.workload(options.data_dir)
     backend = OnnxBackend(options.model, threads=options.threads, device=options.device)
     metadata = {prop.key: prop.value for prop in onnx.load(str(options.model), load_external_data=False).metadata_props}
     task = metadata.get("dawnboard.task", options.task)
@@ -335,17 +336,6 @@ def _backend_and_workload(options: MeasureOptions) -> tuple[OnnxBackend | TorchB
             InferenceErrorCode.NOT_ONNX, f"{options.model}: its dawnboard.overrides metadata is not JSON."
         ) from None
     try:
-        workload = workload_class(options.task, recipe)(options.data_dir, overrides)
+        return backend, workload_class(options.task, recipe)(options.data_dir, overrides)
     except KeyError:
         raise InferenceError(InferenceErrorCode.WRONG_TASK, f"{options.task} has no recipe {recipe!r}.") from None
-    return backend, _with_one_tensor_items(workload)
-
-
-def _with_one_tensor_items(workload: Workload) -> Workload:
-    if getattr(workload, "inference_input_shape", None) is None:
-        raise InferenceError(
-            InferenceErrorCode.UNSUPPORTED_TASK,
-            f"{workload.task}/{workload.recipe}: its items are several tensors; its model exports to ONNX "
-            "(export_onnx), but the harness measures items of one tensor only, so far.",
-        )
-    return workload

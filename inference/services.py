@@ -80,6 +80,7 @@ class MeasurementOutcome:
     errors: list[dict] = field(default_factory=list)
     submission: dict | None = None
     loadgen: dict = field(default_factory=dict)  # the record's account of the LoadGen test
+    scores: dict = field(default_factory=dict)  # what the accuracy comes from (SQuAD's exact match and F1)
 
 
 def measurement_execute(
@@ -117,5 +118,9 @@ def measurement_execute(
     if submit and not errors:
         submission = measurement_submit(report=report).summary()
     return MeasurementOutcome(
-        document=report.as_dict(), errors=errors, submission=submission, loadgen=report.record["loadgen"]
+        document=report.as_dict(),
+        errors=errors,
+        submission=submission,
+        loadgen=report.record["loadgen"],
+        scores=report.record["scores"],
     )

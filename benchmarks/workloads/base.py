@@ -63,6 +63,10 @@ class Workload(ABC):
     # `build_model` reads what `load` found (ImageNet's class count, SQuAD's vocabulary): the model is then
     # built on the clock, after the data is read, and the recipe is not warmed up before the clock starts.
     model_needs_data: ClassVar[bool] = False
+    # What the model answers an evaluation item with, as the inference harness scores it (`inference.items`):
+    # "classes", logits over the classes (top-k against the item's label); "spans", a reader's start and end
+    # logits over its context (`answer_text`, `answer_scores`).
+    inference_answers: ClassVar[str] = "classes"
 
     def __init__(self, data_dir: Path | None = None, overrides: Mapping[str, Any] | None = None):
         unknown = sorted(set(overrides or {}) - set(self.defaults))
@@ -151,6 +155,13 @@ class Workload(ABC):
         exports a checkpoint). Does nothing for the others."""
         return None
 
+    def input_encoding(self) -> dict[str, Any] | None:
+        """What turns the data into the model's inputs when that is read from the data itself (SQuAD's
+        vocabularies: their sizes and a digest), after `load`: a model trained with one encoding answers nonsense,
+        or fails, on inputs of another. Kept in the run record (`data_summary`) and in the ONNX export, and
+        compared by the inference harness. None (the default): the inputs do not depend on the data read."""
+        return None
+
     def evaluation_items(self, positions: Sequence[int]) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
         """The evaluation items at `positions` (of `evaluation_batches(1)`'s order), in the order given, each a batch
         of one preprocessed exactly as there: what the inference harness's query sample library loads when
@@ -175,8 +186,10 @@ class Workload(ABC):
         return None
 
     def data_summary(self) -> dict[str, Any]:
-        """Facts about the data as loaded (examples left out, sizes found), kept in the run record."""
-        return {"train_size": self.train_size}
+        """Facts about the data as loaded (examples left out, sizes found, the input encoding where there is one),
+        kept in the run record."""
+        encoding = self.input_encoding()
+        return {"train_size": self.train_size, **({"input_encoding": encoding} if encoding is not None else {})}
 
     @abstractmethod
     def evaluate(self, model: nn.Module, device: torch.device) -> float:

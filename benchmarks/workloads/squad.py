@@ -15,6 +15,8 @@ for the character CNN.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
@@ -79,6 +81,7 @@ class BiDAFSquad(Workload):
     task = "squad"
     recipe = "bidaf"
     model_needs_data = True  # the embedding tables are as large as the vocabulary read
+    inference_answers = "spans"
     defaults = {
         "batch_size": 60,
         "epochs": 12,
@@ -259,19 +262,27 @@ class BiDAFSquad(Workload):
 
     def onnx_signature(self, batch: int, generator: torch.Generator) -> OnnxSignature:
         """Four inputs, the context's and the question's word and character ids, their lengths dynamic (a word's
-        characters are cut or padded to `max_word_chars`); two outputs, the start and end logits over the context."""
-        words, chars, width = len(self.words) + 2, len(self.chars) + 2, int(self.config["max_word_chars"])
+        characters are cut or padded to `max_word_chars`); two outputs, the start and end logits over the context.
 
-        def ids(high: int, *shape: int) -> torch.Tensor:
-            return torch.randint(1, high, shape, generator=generator)
+        Every row after the first is shorter, padded with id 0 as a batch of several questions is, so the export's
+        check proves the padding masked in onnxruntime as in torch."""
+        # Before `load` (the harness checks a model's inputs before reading the data) the ids are all "unknown".
+        words, chars = len(getattr(self, "words", {})) + 2, len(getattr(self, "chars", {})) + 2
+        width = int(self.config["max_word_chars"])
+
+        def ids(high: int, length: int, *shape: int) -> torch.Tensor:
+            tensor = torch.randint(1, high, (batch, length, *shape), generator=generator)
+            for row in range(1, batch):
+                tensor[row, max(1, length - 3 * row) :] = PAD
+            return tensor
 
         context, question = 20, 6
         return OnnxSignature(
             inputs={
-                "context_words": ids(words, batch, context),
-                "context_chars": ids(chars, batch, context, width),
-                "question_words": ids(words, batch, question),
-                "question_chars": ids(chars, batch, question, width),
+                "context_words": ids(words, context),
+                "context_chars": ids(chars, context, width),
+                "question_words": ids(words, question),
+                "question_chars": ids(chars, question, width),
             },
             outputs=("start_logits", "end_logits"),
             dynamic_axes={
@@ -326,6 +337,37 @@ class BiDAFSquad(Workload):
         return F.cross_entropy(start_logits, batch.start) + F.cross_entropy(end_logits, batch.end)
 
     # Evaluation.
+
+    def input_encoding(self) -> dict[str, Any]:
+        """The word and character vocabularies read from the data: their sizes (the embedding tables') and a
+        sha256 of the ids, which `load` rebuilds the same from the same files and settings."""
+        vocabularies = {"words": sorted(self.words.items()), "chars": sorted(self.chars.items())}
+        digest = hashlib.sha256(json.dumps(vocabularies, ensure_ascii=False).encode()).hexdigest()
+        return {"words": len(self.words) + 2, "chars": len(self.chars) + 2, "sha256": digest}
+
+    def evaluation_items(self, positions: Sequence[int]) -> Iterator[tuple[tuple[torch.Tensor, ...], torch.Tensor]]:
+        """The dev questions at `positions` (in the dev file's order), each a batch of one: (context words, context
+        chars, question words, question chars), as `predict` gives them to the model, and the question's position
+        (its "label": `answer_text` and `answer_scores` take it)."""
+        for position in positions:
+            _, paragraph, question = self.dev[position]
+            inputs = self.collate([self._features(self.dev_contexts[paragraph][2], question, 0, 0)])[:4]
+            yield inputs, torch.tensor([position])
+
+    def answer_text(self, position: int, start_logits: torch.Tensor, end_logits: torch.Tensor) -> str:
+        """The answer to the dev question at `position` given its start and end logits over its own context (one
+        row each, as long as the context): the best span, as `predict` chooses it, cut from the context."""
+        mask = torch.ones((1, start_logits.shape[-1]), dtype=torch.bool)
+        starts, ends = best_spans(
+            start_logits.reshape(1, -1), end_logits.reshape(1, -1), mask, int(self.config["max_answer_tokens"])
+        )
+        context, tokens, _ = self.dev_contexts[self.dev[position][1]]
+        return context[tokens[int(starts[0])].start : tokens[int(ends[0])].end]
+
+    def answer_scores(self, answers: Mapping[int, str]) -> dict[str, float]:
+        """The official v1.1 exact match and F1 (percent) of these answers (by dev position) over those questions."""
+        gold = {self.dev[position][0]: self.gold[self.dev[position][0]] for position in answers}
+        return squad_eval.evaluate(gold, {self.dev[position][0]: text for position, text in answers.items()})
 
     def predict(self, model: nn.Module, device: torch.device) -> dict[str, str]:
         """The answer text the model gives to each dev question, cut from its context by token offsets."""

@@ -167,7 +167,8 @@ def test_a_library_holding_a_few_samples_at_a_time_still_answers_every_item_once
     outcome = loadgen_run(Model(), library, quick(scenario, batch_size=8), tmp_path, accuracy=True)
 
     assert sorted(outcome.outputs) == list(range(ITEMS))
-    assert all(np.allclose(outcome.outputs[i], (INPUTS[i] @ WEIGHTS)[0]) for i in range(ITEMS))
+    # A row of a batch of 8 and the same row alone may round differently (the BLAS kernel's order of sums).
+    assert all(np.allclose(outcome.outputs[i], (INPUTS[i] @ WEIGHTS)[0], atol=1e-5) for i in range(ITEMS))
     assert reader.most_held <= 16 and library.loaded == {}  # loaded as LoadGen asked, and let go
 
 

@@ -125,14 +125,14 @@ class Command(BaseCommand):
         if options["json"]:
             self.stdout.write(json.dumps(outcome.document, indent=2))  # the document and nothing else
         else:
-            self._summarise(outcome.document, outcome.loadgen)
+            self._summarise(outcome.document, outcome.loadgen, outcome.scores)
         if outcome.submission is not None:  # the verdict, beside the document: on stderr
             self.stderr.write(f"submitted: {outcome.submission['status']} (entry {outcome.submission['entry_id']})")
         elif options["submit"] and outcome.errors:
             codes = ", ".join(f"{error['code']}: {error['message']}" for error in outcome.errors)
             raise CommandError(f"Not submitted. {codes}")
 
-    def _summarise(self, document: dict, loadgen: dict) -> None:
+    def _summarise(self, document: dict, loadgen: dict, scores: dict) -> None:
         """The measurement for people, every figure written by `dawnboard.display` (`--json` keeps them raw)."""
         latency = document["latency_ms"]
         scale = current_rules(document["task"]).scale
@@ -144,6 +144,12 @@ class Command(BaseCommand):
         self.stdout.write(
             f"  accuracy {display.accuracy(document['accuracy'], scale)} {verdict} the threshold "
             f"{display.threshold(document['threshold'], scale)}"
+            + (
+                f" (the official SQuAD v1.1 scores: exact match {display.accuracy(scores['exact_match'])}, F1 "
+                f"{display.accuracy(scores['f1'])})"
+                if "exact_match" in scores
+                else ""
+            )
         )
         self.stdout.write("  " + _loadgen_line(document, loadgen))
         if document["cost_usd_per_10k"] is not None:
