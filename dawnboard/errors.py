@@ -35,6 +35,8 @@ class ErrorCode(StrEnum):
     NEGATIVE_EPOCH = "negative_epoch"
     NEGATIVE_HOURS = "negative_hours"
     HOURS_DECREASING = "hours_decreasing"
+    SUBMISSION_TIME_DECREASING = "submission_time_decreasing"  # a trial log's accumulated_submission_time
+    STEP_DECREASING = "step_decreasing"  # a trial log's global_step
     AMBIGUOUS_REPEATED_EPOCH = "ambiguous_repeated_epoch"
     METRIC_OUT_OF_RANGE = "metric_out_of_range"
     THRESHOLD_NOT_REACHED = "threshold_not_reached"
