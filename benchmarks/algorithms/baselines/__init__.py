@@ -1,0 +1,24 @@
+"""The shipped baselines, each an AlgoPerf-style submission module with its search space beside it
+(`<name>_search_space.json`, AlgoPerf's format): `adamw`, `sgd_nesterov`."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import ModuleType
+
+HERE = Path(__file__).resolve().parent
+BASELINES = ("adamw", "sgd_nesterov")
+
+
+def baseline(name: str) -> ModuleType:
+    """The baseline's submission module. Raises KeyError for a name not shipped."""
+    if name not in BASELINES:
+        raise KeyError(name)
+    from importlib import import_module
+
+    return import_module(f"benchmarks.algorithms.baselines.{name}")
+
+
+def search_space(name: str) -> dict:
+    return json.loads((HERE / f"{name}_search_space.json").read_text(encoding="utf-8"))

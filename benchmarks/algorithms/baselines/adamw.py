@@ -1,0 +1,67 @@
+"""AdamW with linear warm-up and cosine decay: an AlgoPerf-style submission (the functions and signatures of
+AlgoPerf's PyTorch API, `benchmarks.algorithms.spec`)."""
+
+from __future__ import annotations
+
+import torch
+
+from benchmarks.algorithms import spec
+from benchmarks.algorithms.baselines.schedules import warmup_cosine
+
+
+def get_batch_size(workload_name: str) -> int:
+    return {"breast_cancer_mlp": 32, "diabetes_mlp": 32}.get(workload_name, 64)
+
+
+def init_optimizer_state(workload, model_params, model_state, hyperparameters, rng):
+    optimizer = torch.optim.AdamW(
+        model_params.parameters(),
+        lr=hyperparameters.learning_rate,
+        betas=(1.0 - hyperparameters.one_minus_beta1, hyperparameters.beta2),
+        eps=1e-8,
+        weight_decay=hyperparameters.weight_decay,
+    )
+    return {
+        "optimizer": optimizer,
+        "scheduler": warmup_cosine(optimizer, workload.step_hint, hyperparameters.warmup_factor),
+    }
+
+
+def update_params(
+    workload,
+    current_param_container,
+    current_params_types,
+    model_state,
+    hyperparameters,
+    batch,
+    loss_type,
+    optimizer_state,
+    eval_results,
+    global_step,
+    rng,
+):
+    optimizer_state["optimizer"].zero_grad()
+    logits, new_model_state = workload.model_fn(
+        params=current_param_container,
+        augmented_and_preprocessed_input_batch=batch,
+        model_state=model_state,
+        mode=spec.ForwardPassMode.TRAIN,
+        rng=rng,
+        update_batch_norm=True,
+    )
+    losses = workload.loss_fn(
+        label_batch=batch["targets"],
+        logits_batch=logits,
+        mask_batch=batch.get("weights"),
+        label_smoothing=getattr(hyperparameters, "label_smoothing", 0.0),
+    )
+    (losses["summed"] / losses["n_valid_examples"]).backward()
+    optimizer_state["optimizer"].step()
+    optimizer_state["scheduler"].step()
+    return optimizer_state, current_param_container, new_model_state
+
+
+def data_selection(
+    workload, input_queue, optimizer_state, current_param_container, model_state, hyperparameters, global_step, rng
+):
+    return next(input_queue)

@@ -1,0 +1,199 @@
+"""The CPU suite's workloads: real data that ships with an installed package, a fixed split, model, loss,
+evaluation, target, maximum runtime and evaluation period each. Every one fits in memory.
+
+- `digits_cnn`: scikit-learn's 8x8 digits (the bundled task's data and split), a small CNN; validation accuracy;
+- `breast_cancer_mlp`: scikit-learn's Wisconsin breast cancer table (569 rows, 30 features, standardised by the
+  training rows' statistics), a two-layer MLP; validation accuracy;
+- `diabetes_mlp`: scikit-learn's diabetes regression (442 rows, 10 features; the target standardised), a two-layer
+  MLP; validation mean squared error (minimised).
+
+Targets and budgets: each target is one the tuned AdamW baseline reaches well inside the budget on 2 CPU cores
+(README, "The algorithm track").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from benchmarks.algorithms import spec
+from benchmarks.networks.digits_cnn import DigitsCNN
+from benchmarks.workloads.digits import digits_split
+
+SPLIT_SEED = 0
+VALIDATION_FRACTION = 0.25
+
+
+class InMemoryWorkload(spec.Workload):
+    """A workload whose examples are held as tensors: batches drawn without replacement, epoch after epoch, in an
+    order drawn from the data seed; evaluation over the whole validation split in one pass (and the training split's
+    loss), never on the clock."""
+
+    eval_batch_size = 1024
+
+    def __init__(self):
+        self.train_inputs, self.train_targets, self.validation_inputs, self.validation_targets = self.load()
+
+    def load(self) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor, torch.Tensor]:
+        raise NotImplementedError
+
+    def build_model(self) -> nn.Module:
+        raise NotImplementedError
+
+    def init_model_fn(self, rng: spec.RandomState) -> tuple[nn.Module, None]:
+        torch.manual_seed(rng)
+        return self.build_model(), None
+
+    def _build_input_queue(self, data_rng, split, data_dir, global_batch_size) -> Iterator[dict[str, torch.Tensor]]:
+        inputs, targets = self.train_inputs, self.train_targets
+        generator = torch.Generator().manual_seed(int(data_rng))
+        while True:
+            order = torch.randperm(len(inputs), generator=generator)
+            for start in range(0, len(order) - global_batch_size + 1, global_batch_size):
+                chosen = order[start : start + global_batch_size]
+                yield {"inputs": inputs[chosen], "targets": targets[chosen]}
+
+    @property
+    def num_train_examples(self) -> int:
+        return len(self.train_inputs)
+
+    def evaluate(self, params: nn.Module, model_state) -> dict[str, float]:
+        """`train/loss`, `validation/loss` and the validation metric, over whole splits, in eval mode."""
+        metrics = {}
+        for split, inputs, targets in (
+            ("train", self.train_inputs, self.train_targets),
+            ("validation", self.validation_inputs, self.validation_targets),
+        ):
+            outputs = torch.cat(
+                [
+                    self.model_fn(params, {"inputs": inputs[i : i + self.eval_batch_size]}, model_state,
+                                  spec.ForwardPassMode.EVAL, 0, False)[0]
+                    for i in range(0, len(inputs), self.eval_batch_size)
+                ]
+            )  # fmt: skip
+            losses = self.loss_fn(targets, outputs)
+            metrics[f"{split}/loss"] = float(losses["summed"] / losses["n_valid_examples"])
+            metrics.update({f"{split}/{name}": value for name, value in self.metrics(outputs, targets).items()})
+        return metrics
+
+    def metrics(self, outputs: torch.Tensor, targets: torch.Tensor) -> dict[str, float]:
+        return {}
+
+
+class ClassificationWorkload(InMemoryWorkload):
+    target_metric_name = "accuracy"
+    higher_is_better = True
+    loss_type = spec.LossType.SOFTMAX_CROSS_ENTROPY
+
+    def loss_fn(self, label_batch, logits_batch, mask_batch=None, label_smoothing=0.0):
+        per_example = F.cross_entropy(logits_batch, label_batch, reduction="none", label_smoothing=label_smoothing)
+        if mask_batch is not None:
+            per_example = per_example * mask_batch
+        valid = mask_batch.sum() if mask_batch is not None else torch.tensor(float(len(label_batch)))
+        return {"summed": per_example.sum(), "n_valid_examples": valid, "per_example": per_example}
+
+    def metrics(self, outputs, targets):
+        return {"accuracy": float((outputs.argmax(dim=1) == targets).float().mean())}
+
+
+class RegressionWorkload(InMemoryWorkload):
+    target_metric_name = "mean_squared_error"
+    higher_is_better = False
+    loss_type = spec.LossType.MEAN_SQUARED_ERROR
+
+    def loss_fn(self, label_batch, logits_batch, mask_batch=None, label_smoothing=0.0):
+        per_example = (logits_batch.squeeze(-1) - label_batch) ** 2
+        if mask_batch is not None:
+            per_example = per_example * mask_batch
+        valid = mask_batch.sum() if mask_batch is not None else torch.tensor(float(len(label_batch)))
+        return {"summed": per_example.sum(), "n_valid_examples": valid, "per_example": per_example}
+
+    def metrics(self, outputs, targets):
+        return {"mean_squared_error": float(((outputs.squeeze(-1) - targets) ** 2).mean())}
+
+
+class DigitsCNNWorkload(ClassificationWorkload):
+    name = "digits_cnn"
+    validation_target_value = 0.985
+    max_allowed_runtime_sec = 60.0
+    eval_period_time_sec = 0.5
+    step_hint = 600  # about 28 epochs at batch 64
+
+    def load(self):
+        return _tensors(*digits_split(), targets=torch.int64)
+
+    def build_model(self) -> nn.Module:
+        return DigitsCNN(width=32)
+
+
+def _table(loader: Callable, *, stratify: bool) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """A scikit-learn table split 75/25 (stratified for classes) by a fixed seed, its features standardised by the
+    training rows' mean and deviation."""
+    from sklearn.model_selection import train_test_split
+
+    features, targets = loader(return_X_y=True)
+    train_x, val_x, train_y, val_y = train_test_split(
+        features,
+        targets,
+        test_size=VALIDATION_FRACTION,
+        random_state=SPLIT_SEED,
+        stratify=targets if stratify else None,
+    )
+    mean, deviation = train_x.mean(axis=0), train_x.std(axis=0) + 1e-8
+    return (train_x - mean) / deviation, train_y, (val_x - mean) / deviation, val_y
+
+
+def _tensors(*arrays: np.ndarray, targets: torch.dtype) -> tuple[torch.Tensor, ...]:
+    """(train inputs, train targets, validation inputs, validation targets) as float32 inputs and `targets` targets."""
+    return tuple(
+        torch.tensor(array, dtype=torch.float32 if index % 2 == 0 else targets) for index, array in enumerate(arrays)
+    )
+
+
+def _mlp(inputs: int, outputs: int, width: int) -> nn.Module:
+    return nn.Sequential(
+        nn.Linear(inputs, width), nn.ReLU(), nn.Linear(width, width), nn.ReLU(), nn.Linear(width, outputs)
+    )
+
+
+class BreastCancerMLPWorkload(ClassificationWorkload):
+    name = "breast_cancer_mlp"
+    validation_target_value = 0.958  # 137 of the 143 validation rows
+    max_allowed_runtime_sec = 10.0
+    eval_period_time_sec = 0.02
+    step_hint = 2000
+
+    def load(self):
+        from sklearn.datasets import load_breast_cancer
+
+        return _tensors(*_table(load_breast_cancer, stratify=True), targets=torch.int64)
+
+    def build_model(self) -> nn.Module:
+        return _mlp(30, 2, 64)
+
+
+class DiabetesMLPWorkload(RegressionWorkload):
+    name = "diabetes_mlp"
+    validation_target_value = 0.53  # of the standardised target's variance (1.0: predicting the mean)
+    max_allowed_runtime_sec = 10.0
+    eval_period_time_sec = 0.02
+    step_hint = 2000
+
+    def load(self):
+        from sklearn.datasets import load_diabetes
+
+        train_x, train_y, val_x, val_y = _table(load_diabetes, stratify=False)
+        mean, deviation = train_y.mean(), train_y.std()
+        return _tensors(train_x, (train_y - mean) / deviation, val_x, (val_y - mean) / deviation, targets=torch.float32)
+
+    def build_model(self) -> nn.Module:
+        return _mlp(10, 1, 64)
+
+
+WORKLOADS: dict[str, type[InMemoryWorkload]] = {
+    workload.name: workload for workload in (DigitsCNNWorkload, BreastCancerMLPWorkload, DiabetesMLPWorkload)
+}
