@@ -39,7 +39,7 @@ REQUIRED_FUNCTIONS = ("get_batch_size", "init_optimizer_state", "update_params",
 @dataclass(frozen=True)
 class TrialResult:
     workload: str
-    hyperparameters: dict[str, Any]
+    hyperparameters: dict[str, Any] | None  # None under self-tuning
     evaluations: list[dict[str, float]]  # the log's rows, in order
     time_to_target_s: float | None
     steps: int
@@ -83,15 +83,16 @@ def check_algorithm(algorithm: ModuleType) -> None:
 def run_trial(
     workload: InMemoryWorkload,
     algorithm: ModuleType,
-    hyperparameters: Mapping[str, Any],
+    hyperparameters: Mapping[str, Any] | None,
     *,
     seed: int,
     budget_factor: float = 1.0,
     progress: Callable[[float, float], None] | None = None,
     threads: int | None = None,
 ) -> TrialResult:
-    """Run one trial. `budget_factor` scales the workload's maximum runtime (1.5 under self-tuning); `progress`
-    gets (timed seconds, budget) after each step."""
+    """Run one trial. `hyperparameters`: the trial's point of the search space, or None under self-tuning (the
+    algorithm then gets None, as AlgoPerf's self-tuning submissions do); `budget_factor` scales the workload's
+    maximum runtime (1.5 under self-tuning); `progress` gets (timed seconds, budget) after each step."""
     check_algorithm(algorithm)
     threads_before = torch.get_num_threads()
     if threads is not None:
@@ -106,7 +107,7 @@ def run_trial(
 
 def _run_trial(workload, algorithm, hyperparameters, *, seed, budget_factor, progress) -> TrialResult:
     target, budget = workload_target(workload), workload.max_allowed_runtime_sec * budget_factor
-    point = spec.hyperparameters_of(hyperparameters)
+    point = spec.hyperparameters_of(hyperparameters) if hyperparameters is not None else None
     model, model_state = workload.init_model_fn(seed)
     params_types = workload.model_params_types
     input_queue = workload._build_input_queue(seed, "train", None, int(algorithm.get_batch_size(workload.name)))
@@ -153,7 +154,8 @@ def _run_trial(workload, algorithm, hyperparameters, *, seed, budget_factor, pro
             stopped = "training complete"
         elif out_of_time:
             stopped = "budget"
-    return TrialResult(workload.name, dict(hyperparameters), evaluations, reached_at, step, stopped, budget)
+    chosen = dict(hyperparameters) if hyperparameters is not None else None
+    return TrialResult(workload.name, chosen, evaluations, reached_at, step, stopped, budget)
 
 
 class _Clock:

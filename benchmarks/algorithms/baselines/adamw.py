@@ -13,7 +13,19 @@ def get_batch_size(workload_name: str) -> int:
     return {"breast_cancer_mlp": 32, "diabetes_mlp": 32}.get(workload_name, 64)
 
 
+# Under self-tuning (no hyperparameters given): a point of the search space that does well across the CPU suite.
+SELF_TUNING = {
+    "learning_rate": 1e-3,
+    "one_minus_beta1": 0.1,
+    "beta2": 0.999,
+    "warmup_factor": 0.05,
+    "weight_decay": 0.01,
+    "label_smoothing": 0.0,
+}
+
+
 def init_optimizer_state(workload, model_params, model_state, hyperparameters, rng):
+    hyperparameters = hyperparameters or spec.hyperparameters_of(SELF_TUNING)
     optimizer = torch.optim.AdamW(
         model_params.parameters(),
         lr=hyperparameters.learning_rate,
@@ -53,7 +65,7 @@ def update_params(
         label_batch=batch["targets"],
         logits_batch=logits,
         mask_batch=batch.get("weights"),
-        label_smoothing=getattr(hyperparameters, "label_smoothing", 0.0),
+        label_smoothing=getattr(hyperparameters, "label_smoothing", 0.0),  # None (self-tuning): 0
     )
     (losses["summed"] / losses["n_valid_examples"]).backward()
     optimizer_state["optimizer"].step()

@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import torch
 
+from benchmarks.algorithms import spec
 from benchmarks.algorithms.baselines.adamw import data_selection, get_batch_size, update_params
 from benchmarks.algorithms.baselines.schedules import warmup_cosine
 
 __all__ = ["data_selection", "get_batch_size", "init_optimizer_state", "update_params"]
 
 
+SELF_TUNING = {"learning_rate": 0.05, "one_minus_beta1": 0.1, "warmup_factor": 0.05, "weight_decay": 1e-4}
+
+
 def init_optimizer_state(workload, model_params, model_state, hyperparameters, rng):
+    hyperparameters = hyperparameters or spec.hyperparameters_of(SELF_TUNING)
     optimizer = torch.optim.SGD(
         model_params.parameters(),
         lr=hyperparameters.learning_rate,

@@ -1,0 +1,146 @@
+"""An algorithm over a suite under a tuning ruleset, beside a reference baseline run the same way on the same
+machine in the same call, written as a results bundle and scored by the rules package.
+
+- external tuning: S studies of N trials each, the trials the study's quasi-random points of the search space
+  (`dawnboard.algorithms.search_space`; study k draws with seed k); a study's time is its fastest trial's;
+- self-tuning: no hyperparameters (the algorithm gets None), one trial per study, the budget x 1.5.
+
+The bundle, in AlgoPerf's layout: `<out>/<algorithm>/study_<k>/<workload>/trial_<j>/eval_measurements.csv` (and
+`hyperparameters.json` beside it), for the algorithm and for the reference, and `results.json`, the `--json`
+document of `run_algorithm`.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from benchmarks.algorithms.runner import TrialResult, run_trial
+from benchmarks.algorithms.workloads import WORKLOADS
+from dawnboard.algorithms.scoring import performance_profiles, speedups, study_time, workload_time
+from dawnboard.algorithms.search_space import SearchSpace
+
+SUITES = {"cpu": tuple(WORKLOADS)}
+SELF_TUNING_BUDGET = 1.5
+
+
+@dataclass(frozen=True)
+class Tuning:
+    ruleset: str  # "external" or "self"
+    trials: int = 5
+    studies: int = 3
+
+    def points(self, space: SearchSpace | None, study: int) -> list[dict[str, Any] | None]:
+        if self.ruleset == "self":
+            return [None]
+        return space.trials(self.trials, seed=study)
+
+    @property
+    def budget_factor(self) -> float:
+        return SELF_TUNING_BUDGET if self.ruleset == "self" else 1.0
+
+
+@dataclass(frozen=True)
+class Contender:
+    """An algorithm as the suite runs it: its name in the bundle, its module, its search space (external tuning)."""
+
+    name: str
+    module: ModuleType
+    space: SearchSpace | None
+
+
+def run_contender(
+    contender: Contender,
+    workloads: Sequence[str],
+    tuning: Tuning,
+    out_dir: Path,
+    *,
+    threads: int | None = None,
+    progress: Callable[[str], Callable[[float, float], None]] | None = None,
+) -> dict[str, list[list[TrialResult]]]:
+    """Every trial of every study of every workload, their logs written into the bundle: workload -> studies ->
+    trials. `progress(label)` gives each trial's step callback (timed seconds, budget), off the clock."""
+    results: dict[str, list[list[TrialResult]]] = {}
+    for name in workloads:
+        workload = WORKLOADS[name]()
+        results[name] = []
+        for study in range(tuning.studies):
+            trials = []
+            for index, point in enumerate(tuning.points(contender.space, study)):
+                label = f"{contender.name} {name} study {study} trial {index}"
+                trial = run_trial(
+                    workload, contender.module, point, seed=1000 * study + index, budget_factor=tuning.budget_factor,
+                    threads=threads, progress=progress(label) if progress is not None else None,
+                )  # fmt: skip
+                folder = out_dir / contender.name / f"study_{study}" / name / f"trial_{index}"
+                folder.mkdir(parents=True, exist_ok=True)
+                (folder / "eval_measurements.csv").write_bytes(trial.log)
+                (folder / "hyperparameters.json").write_text(json.dumps(point, indent=2) + "\n")
+                trials.append(trial)
+            results[name].append(trials)
+    return results
+
+
+def workload_times(results: dict[str, list[list[TrialResult]]]) -> dict[str, float]:
+    """Each workload's time: the median over studies of the fastest trial's time to target."""
+    return {
+        name: workload_time([study_time([trial.time_to_target_s for trial in trials]) for trials in studies])
+        for name, studies in results.items()
+    }
+
+
+def suite_document(
+    *,
+    suite: str,
+    tuning: Tuning,
+    algorithm: str,
+    reference: str,
+    results: dict[str, list[list[TrialResult]]],
+    reference_results: dict[str, list[list[TrialResult]]],
+    bundle_path: Path,
+) -> dict[str, Any]:
+    """The `run_algorithm --json` document: the score of the algorithm's profile against the reference's, the
+    geometric-mean speedup over the reference, and each workload's time, studies and trials."""
+    workloads = list(results)
+    times, reference_times = workload_times(results), workload_times(reference_results)
+    profiles = performance_profiles({algorithm: times, f"reference:{reference}": reference_times}, workloads)
+    return {
+        "suite": suite,
+        "ruleset": tuning.ruleset,
+        "algorithm": algorithm,
+        "reference": reference,
+        "score": profiles.score(algorithm),
+        "geomean_speedup_vs_reference": speedups(times, reference_times, workloads).geometric_mean,
+        "workloads": {
+            name: {
+                "target": WORKLOADS[name].validation_target_value,
+                "time_to_target_s": _seconds(times[name]),
+                "studies": [
+                    {
+                        "time_to_target_s": _seconds(study_time([trial.time_to_target_s for trial in trials])),
+                        "trials": [
+                            {
+                                "hyperparameters": trial.hyperparameters,
+                                "time_to_target_s": trial.time_to_target_s,
+                                "evals": len(trial.evaluations),
+                            }
+                            for trial in trials
+                        ],
+                    }
+                    for trials in results[name]
+                ],
+            }
+            for name in workloads
+        },
+        "bundle_path": str(bundle_path),
+        "submission": None,
+    }
+
+
+def _seconds(value: float) -> float | None:
+    return value if math.isfinite(value) else None

@@ -1,0 +1,93 @@
+"""`run_algorithm`: a baseline and a user's module over the suite under both rulesets, the bundle in AlgoPerf's
+layout whose logs give back every time in the document, and bad arguments refused with a code."""
+
+from __future__ import annotations
+
+import json
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from dawnboard.algorithms.scoring import Target, study_time, time_to_target, workload_time
+from dawnboard.algorithms.trial_log import read_trial_log
+from tests.benchmarks.algorithms.test_runner import SUBMISSION
+
+KEYS = {
+    "suite", "ruleset", "algorithm", "reference", "score", "geomean_speedup_vs_reference", "workloads", "bundle_path",
+    "submission",
+}  # fmt: skip
+
+
+def run(*args: str) -> dict:
+    out = StringIO()
+    call_command("run_algorithm", *args, "--json", stdout=out, stderr=StringIO())
+    return json.loads(out.getvalue())
+
+
+def test_a_baseline_under_external_tuning_writes_a_bundle_whose_logs_give_back_every_time(tmp_path):
+    document = run("sgd_nesterov", "--workloads", "breast_cancer_mlp", "--trials", "2", "--studies", "2",
+                   "--out", str(tmp_path / "bundle"))  # fmt: skip
+
+    assert set(document) == KEYS and document["submission"] is None
+    assert (document["algorithm"], document["reference"], document["ruleset"]) == ("sgd_nesterov", "adamw", "external")
+    assert json.loads((tmp_path / "bundle" / "results.json").read_text()) == document
+    workload = document["workloads"]["breast_cancer_mlp"]
+    assert [len(study["trials"]) for study in workload["studies"]] == [2, 2]
+    assert workload["studies"][0]["trials"][0]["hyperparameters"]["learning_rate"] > 0
+    target = Target("validation/accuracy", workload["target"])
+    studies = []
+    for study in range(2):
+        times = []
+        for trial in range(2):
+            folder = tmp_path / "bundle" / "sgd_nesterov" / f"study_{study}" / "breast_cancer_mlp" / f"trial_{trial}"
+            times.append(time_to_target(read_trial_log((folder / "eval_measurements.csv").read_bytes()), target))
+            assert (
+                json.loads((folder / "hyperparameters.json").read_text())
+                == (workload["studies"][study]["trials"][trial]["hyperparameters"])
+            )
+        assert [t["time_to_target_s"] for t in workload["studies"][study]["trials"]] == times
+        studies.append(study_time(times))
+    assert workload["time_to_target_s"] == workload_time(studies)
+    assert (tmp_path / "bundle" / "reference-adamw" / "study_1" / "breast_cancer_mlp" / "trial_1").is_dir()
+    assert 0.0 <= document["score"] <= 1.0
+
+
+def test_the_reference_itself_scores_one_and_self_tuning_runs_one_trial_a_study_without_hyperparameters(tmp_path):
+    document = run("adamw", "--workloads", "breast_cancer_mlp", "--ruleset", "self", "--studies", "2",
+                   "--out", str(tmp_path / "bundle"))  # fmt: skip
+
+    assert document["score"] == pytest.approx(1.0) and document["geomean_speedup_vs_reference"] == pytest.approx(1.0)
+    studies = document["workloads"]["breast_cancer_mlp"]["studies"]
+    assert [[trial["hyperparameters"] for trial in study["trials"]] for study in studies] == [[None], [None]]
+    assert not (tmp_path / "bundle" / "reference-adamw").exists()  # the algorithm is the reference: run once
+
+
+def test_a_user_s_module_runs_with_a_search_space_of_fixed_points(tmp_path):
+    space = tmp_path / "space.json"
+    point = {"learning_rate": 1e-3, "one_minus_beta1": 0.1, "beta2": 0.999, "warmup_factor": 0.05, "weight_decay": 0.1}
+    space.write_text(json.dumps([point]))
+
+    document = run(str(SUBMISSION), "--workloads", "breast_cancer_mlp", "--trials", "1", "--studies", "1",
+                   "--search-space", str(space), "--out", str(tmp_path / "bundle"))  # fmt: skip
+
+    assert document["algorithm"] == "algoperf_style_submission"
+    assert document["workloads"]["breast_cancer_mlp"]["studies"][0]["trials"][0]["hyperparameters"] == point
+    assert document["workloads"]["breast_cancer_mlp"]["time_to_target_s"] is not None
+
+
+@pytest.mark.parametrize(
+    ("args", "code"),
+    [
+        (["adamw", "--workloads", "imagenet_resnet50"], "invalid_workload"),
+        (["lion"], "invalid_algorithm"),
+        (["adamw", "--trials", "0"], "invalid_setting"),
+        (["adamw", "--ruleset", "self", "--search-space", "space.json"], "invalid_setting"),
+        ([str(Path(__file__).with_name("algoperf_style_submission.py"))], "invalid_search_space"),
+    ],
+)
+def test_bad_arguments_are_refused_with_a_code_before_anything_runs(args, code, tmp_path):
+    with pytest.raises(CommandError, match=f"^{code}:"):
+        call_command("run_algorithm", *args, "--out", str(tmp_path / "bundle"), stdout=StringIO(), stderr=StringIO())
+    assert not (tmp_path / "bundle").exists()
