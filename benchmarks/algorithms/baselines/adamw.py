@@ -8,9 +8,17 @@ import torch
 from benchmarks.algorithms import spec
 from benchmarks.algorithms.baselines.schedules import warmup_cosine
 
+BATCH_SIZES = {
+    "breast_cancer_mlp": 32,
+    "diabetes_mlp": 32,
+    "madelon_mlp": 128,
+    "friedman_mlp": 128,
+    "pydoc_transformer": 32,
+}
+
 
 def get_batch_size(workload_name: str) -> int:
-    return {"breast_cancer_mlp": 32, "diabetes_mlp": 32}.get(workload_name, 64)
+    return BATCH_SIZES.get(workload_name, 64)
 
 
 # Under self-tuning (no hyperparameters given): a point of the search space that does well across the CPU suite.

@@ -15,15 +15,33 @@ TUNED = {
     "digits_cnn": ADAMW | {"learning_rate": 3e-3, "weight_decay": 1e-3},
     "breast_cancer_mlp": ADAMW | {"learning_rate": 1e-3, "weight_decay": 0.1},
     "diabetes_mlp": ADAMW | {"learning_rate": 3e-4, "weight_decay": 0.01},
+    "madelon_mlp": ADAMW | {"learning_rate": 3e-3, "weight_decay": 0.01},
+    "friedman_mlp": ADAMW | {"learning_rate": 1e-3, "weight_decay": 0.01},
+    "pydoc_transformer": ADAMW | {"learning_rate": 3e-3, "weight_decay": 0.01},
 }
-SIZES = {"digits_cnn": (1347, 450), "breast_cancer_mlp": (426, 143), "diabetes_mlp": (331, 111)}
+SIZES = {
+    "digits_cnn": (1347, 450),
+    "breast_cancer_mlp": (426, 143),
+    "diabetes_mlp": (331, 111),
+    "madelon_mlp": (15000, 5000),
+    "friedman_mlp": (7500, 2500),
+    "pydoc_transformer": (418613, 256),  # characters to draw windows from; whole validation windows
+}
+SLOW = {"pydoc_transformer"}  # about 25 s to its target: run by the suite's bench, not by every `make test`
 
 
 @pytest.mark.parametrize("name", list(WORKLOADS))
 def test_each_workload_s_split_is_fixed_and_a_tuned_baseline_reaches_its_target_within_the_budget(name):
     workload = WORKLOADS[name]()
     assert (len(workload.train_inputs), len(workload.validation_inputs)) == SIZES[name]
-    assert torch.equal(WORKLOADS[name]().validation_targets, workload.validation_targets)  # no seed moves the split
+    again = WORKLOADS[name]()  # no seed moves the split
+    assert torch.equal(again.validation_inputs, workload.validation_inputs)
+    if name in SLOW:
+        workload.max_allowed_runtime_sec = 3.0
+        trial = run_trial(workload, baseline("adamw"), TUNED[name], seed=0, threads=2)
+        losses = [row["validation/loss"] for row in trial.evaluations]
+        assert trial.stopped == "budget" and losses[-1] < losses[0]  # it learns; the target is the bench's to show
+        return
 
     trial = run_trial(workload, baseline("adamw"), TUNED[name], seed=0, threads=2)
 
