@@ -1,5 +1,5 @@
 """The shipped baselines, each an AlgoPerf-style submission module with its search space beside it
-(`<name>_search_space.json`, AlgoPerf's format): `adamw`, `sgd_nesterov`."""
+(`<name>_search_space.json`, AlgoPerf's format): `adamw`, `sgd_nesterov`, `nadamw` and `schedule_free_adamw`."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from pathlib import Path
 from types import ModuleType
 
 HERE = Path(__file__).resolve().parent
-BASELINES = ("adamw", "sgd_nesterov")
+BASELINES = ("adamw", "sgd_nesterov", "nadamw", "schedule_free_adamw")
 
 
 def baseline(name: str) -> ModuleType:
