@@ -3,7 +3,9 @@ machine in the same call, written as a results bundle and scored by the rules pa
 
 - external tuning: S studies of N trials each, the trials the study's quasi-random points of the search space
   (`dawnboard.algorithms.search_space`; study k draws with seed k); a study's time is its fastest trial's;
-- self-tuning: no hyperparameters (the algorithm gets None), one trial per study, the budget x 1.5.
+- self-tuning: no hyperparameters (the algorithm gets None), one trial per study, the budget x 1.5;
+- held-out variants (AlgoPerf v0.5, on request): one sampled by seed for each base workload that has some, run with
+  the same trials; a base workload whose variant no study reached scores as never reached.
 
 The bundle, in AlgoPerf's layout: `<out>/<algorithm>/study_<k>/<workload>/trial_<j>/eval_measurements.csv` (and
 `hyperparameters.json` beside it), for the algorithm and for the reference, and `results.json`, the `--json`
@@ -21,8 +23,8 @@ from types import ModuleType
 from typing import Any
 
 from benchmarks.algorithms.runner import TrialResult, run_trial
-from benchmarks.algorithms.workloads import WORKLOADS
-from dawnboard.algorithms.scoring import performance_profiles, speedups, study_time, workload_time
+from benchmarks.algorithms.workloads import VARIANTS, WORKLOADS
+from dawnboard.algorithms.scoring import held_out_gated, performance_profiles, speedups, study_time, workload_time
 from dawnboard.algorithms.search_space import SearchSpace
 
 SUITES = {"cpu": tuple(WORKLOADS)}
@@ -67,7 +69,7 @@ def run_contender(
     trials. `progress(label)` gives each trial's step callback (timed seconds, budget), off the clock."""
     results: dict[str, list[list[TrialResult]]] = {}
     for name in workloads:
-        workload = WORKLOADS[name]()
+        workload = (WORKLOADS | VARIANTS)[name]()
         results[name] = []
         for study in range(tuning.studies):
             trials = []
@@ -103,22 +105,28 @@ def suite_document(
     results: dict[str, list[list[TrialResult]]],
     reference_results: dict[str, list[list[TrialResult]]],
     bundle_path: Path,
+    held_out: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """The `run_algorithm --json` document: the score of the algorithm's profile against the reference's, the
-    geometric-mean speedup over the reference, and each workload's time, studies and trials."""
+    geometric-mean speedup over the reference, and each workload's time, studies and trials (held-out variants
+    among them, by their own names). The score and the speedups count the base workloads, each gated by its
+    held-out variant (`held_out`: variant -> base)."""
     workloads = list(results)
+    held_out = held_out or {}
     times, reference_times = workload_times(results), workload_times(reference_results)
-    profiles = performance_profiles({algorithm: times, f"reference:{reference}": reference_times}, workloads)
+    gated, reference_gated = held_out_gated(times, held_out), held_out_gated(reference_times, held_out)
+    bases = [name for name in workloads if name not in held_out]
+    profiles = performance_profiles({algorithm: gated, f"reference:{reference}": reference_gated}, bases)
     return {
         "suite": suite,
         "ruleset": tuning.ruleset,
         "algorithm": algorithm,
         "reference": reference,
         "score": profiles.score(algorithm),
-        "geomean_speedup_vs_reference": speedups(times, reference_times, workloads).geometric_mean,
+        "geomean_speedup_vs_reference": speedups(gated, reference_gated, bases).geometric_mean,
         "workloads": {
             name: {
-                "target": WORKLOADS[name].validation_target_value,
+                "target": (WORKLOADS | VARIANTS)[name].validation_target_value,
                 "time_to_target_s": _seconds(times[name]),
                 "studies": [
                     {

@@ -160,10 +160,19 @@ def _tensors(*arrays: np.ndarray, targets: torch.dtype) -> tuple[torch.Tensor, .
     )
 
 
-def _mlp(inputs: int, outputs: int, width: int) -> nn.Module:
-    return nn.Sequential(
-        nn.Linear(inputs, width), nn.ReLU(), nn.Linear(width, width), nn.ReLU(), nn.Linear(width, outputs)
-    )
+def _mlp(
+    inputs: int,
+    outputs: int,
+    width: int,
+    *,
+    activation: type[nn.Module] = nn.ReLU,
+    normalisation: type[nn.Module] | None = None,
+) -> nn.Module:
+    """Two hidden layers of `width`, each followed by `normalisation` (if any) and `activation`."""
+    layers: list[nn.Module] = []
+    for size in (inputs, width):
+        layers += [nn.Linear(size, width), *([normalisation(width)] if normalisation else []), activation()]
+    return nn.Sequential(*layers, nn.Linear(width, outputs))
 
 
 class BreastCancerMLPWorkload(ClassificationWorkload):
@@ -329,3 +338,52 @@ WORKLOADS: dict[str, type[InMemoryWorkload]] = {
         PydocTransformerWorkload,
     )
 }
+
+
+class MadelonMLPTanhWorkload(MadelonMLPWorkload):
+    """Held-out variant of madelon_mlp: tanh in place of ReLU."""
+
+    name = "madelon_mlp_tanh"
+    validation_target_value = 0.94
+
+    def build_model(self) -> nn.Module:
+        return _mlp(40, 4, 128, activation=nn.Tanh)
+
+
+class MadelonMLPLayerNormWorkload(MadelonMLPWorkload):
+    """Held-out variant of madelon_mlp: a layer norm after each hidden layer."""
+
+    name = "madelon_mlp_layernorm"
+    validation_target_value = 0.93
+
+    def build_model(self) -> nn.Module:
+        return _mlp(40, 4, 128, normalisation=nn.LayerNorm)
+
+
+class FriedmanMLPWideWorkload(FriedmanMLPWorkload):
+    """Held-out variant of friedman_mlp: hidden layers four times as wide."""
+
+    name = "friedman_mlp_wide"
+    validation_target_value = 0.05
+
+    def build_model(self) -> nn.Module:
+        return _mlp(10, 1, 512)
+
+
+# Held-out variants (AlgoPerf v0.5): never tuned on; one is sampled by seed for each base workload that has some,
+# and the base workload's time counts only if the same trials reach the variant's target too.
+HELD_OUT: dict[str, tuple[type[InMemoryWorkload], ...]] = {
+    "madelon_mlp": (MadelonMLPTanhWorkload, MadelonMLPLayerNormWorkload),
+    "friedman_mlp": (FriedmanMLPWideWorkload,),
+}
+VARIANTS: dict[str, type[InMemoryWorkload]] = {
+    variant.name: variant for group in HELD_OUT.values() for variant in group
+}
+
+
+def sampled_held_out(bases: list[str], seed: int) -> dict[str, str]:
+    """One held-out variant for each base workload that has some, drawn by `seed`: variant name -> base name."""
+    import random
+
+    chooser = random.Random(seed)
+    return {chooser.choice(HELD_OUT[base]).name: base for base in bases if base in HELD_OUT}

@@ -12,6 +12,8 @@
   r <= tau (a workload a submission has no result for counts as never reached). The benchmark score is the area
   under rho over `PROFILE_POINTS` (100) evenly spaced tau in [1, 4] by the trapezoid rule, divided by 3: 1 for a
   submission fastest everywhere, 0 for one within 4x of the fastest nowhere.
+- Held-out variants (AlgoPerf v0.5): a base workload's time counts only where the same trials also reached the
+  target of its sampled variant (another activation, normalisation or width, never tuned on); else it is infinite.
 - Because a profile scores submissions only against each other, Dawnboard also reports each workload's speedup
   over a named reference run on the same machine (reference time / time) and their geometric mean, which sit on
   one board whatever machine each pair ran on.
@@ -65,6 +67,16 @@ def workload_time(study_times: Sequence[float]) -> float:
     if not study_times:
         return math.inf
     return float(statistics.median(study_times))
+
+
+def held_out_gated(times: Mapping[str, float], variants: Mapping[str, str]) -> dict[str, float]:
+    """AlgoPerf v0.5's held-out rule: the base workloads' times, each infinite where its sampled held-out variant
+    (`variants`: variant -> base) was never reached; the variants themselves left out (they are not scored)."""
+    gated = {name: time for name, time in times.items() if name not in variants}
+    for variant, base in variants.items():
+        if base in gated and not math.isfinite(times.get(variant, math.inf)):
+            gated[base] = math.inf
+    return gated
 
 
 @dataclass(frozen=True)

@@ -16,6 +16,7 @@ from tqdm import tqdm
 from benchmarks.algorithms.baselines import BASELINES, search_space
 from benchmarks.algorithms.runner import algorithm_module
 from benchmarks.algorithms.suite import SUITES, Contender, Tuning, run_contender, suite_document
+from benchmarks.algorithms.workloads import sampled_held_out
 from dawnboard.algorithms.search_space import SearchSpaceError
 from dawnboard.algorithms.search_space import search_space as read_search_space
 
@@ -33,6 +34,12 @@ class Command(BaseCommand):
         parser.add_argument("--search-space", type=Path, help="AlgoPerf's JSON (default: a baseline's own).")
         parser.add_argument("--trials", type=int, default=5, help="Trials a study, external tuning (default 5).")
         parser.add_argument("--studies", type=int, default=3, help="Studies (default 3).")
+        parser.add_argument(
+            "--held-out",
+            type=int,
+            metavar="SEED",
+            help="Sample a held-out variant for each base workload that has some by SEED and gate it (AlgoPerf v0.5).",
+        )
         parser.add_argument("--reference", choices=BASELINES, default="adamw", help="The baseline run beside it.")
         parser.add_argument("--threads", type=int, help="torch threads (default: torch's).")
         parser.add_argument("--out", type=Path, help="The results bundle (default runs/algorithms-<name>-<time>/).")
@@ -50,6 +57,8 @@ class Command(BaseCommand):
         if options["trials"] < 1 or options["studies"] < 1:
             raise CommandError("invalid_setting: --trials and --studies are at least 1.")
         tuning = Tuning(options["ruleset"], trials=options["trials"], studies=options["studies"])
+        held_out = sampled_held_out(workloads, options["held_out"]) if options["held_out"] is not None else {}
+        workloads = [*workloads, *held_out]
         try:
             module = algorithm_module(options["algorithm"])
         except ValueError as error:
@@ -71,7 +80,7 @@ class Command(BaseCommand):
         bars.close()
         document = suite_document(
             suite=options["suite"], tuning=tuning, algorithm=name, reference=reference, results=results,
-            reference_results=reference_results, bundle_path=out,
+            reference_results=reference_results, bundle_path=out, held_out=held_out,
         )  # fmt: skip
         (out / "results.json").write_text(json.dumps(document, indent=2) + "\n")
         if options["json"]:

@@ -10,6 +10,8 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
+from benchmarks.algorithms.runner import TrialResult
+from benchmarks.algorithms.suite import Tuning, suite_document
 from dawnboard.algorithms.scoring import Target, study_time, time_to_target, workload_time
 from dawnboard.algorithms.trial_log import read_trial_log
 from tests.benchmarks.algorithms.test_runner import SUBMISSION
@@ -91,3 +93,33 @@ def test_bad_arguments_are_refused_with_a_code_before_anything_runs(args, code, 
     with pytest.raises(CommandError, match=f"^{code}:"):
         call_command("run_algorithm", *args, "--out", str(tmp_path / "bundle"), stdout=StringIO(), stderr=StringIO())
     assert not (tmp_path / "bundle").exists()
+
+
+def trial(time: float | None) -> TrialResult:
+    return TrialResult("w", {"learning_rate": 0.1}, [{"accumulated_submission_time": 1.0}], time, 10, "target", 10.0)
+
+
+def test_a_base_workload_whose_held_out_variant_was_missed_scores_as_never_reached(tmp_path):
+    results = {"madelon_mlp": [[trial(2.0)]], "friedman_mlp": [[trial(1.0)]], "madelon_mlp_tanh": [[trial(None)]]}
+    reference = {"madelon_mlp": [[trial(4.0)]], "friedman_mlp": [[trial(1.0)]], "madelon_mlp_tanh": [[trial(3.0)]]}
+
+    document = suite_document(
+        suite="cpu", tuning=Tuning("external", trials=1, studies=1), algorithm="mine", reference="adamw",
+        results=results, reference_results=reference, bundle_path=tmp_path,
+        held_out={"madelon_mlp_tanh": "madelon_mlp"},
+    )  # fmt: skip
+
+    # madelon_mlp's own time stands in the document, but its variant was missed: only friedman_mlp (a tie) scores.
+    assert document["workloads"]["madelon_mlp"]["time_to_target_s"] == 2.0
+    assert document["workloads"]["madelon_mlp_tanh"]["time_to_target_s"] is None
+    assert document["score"] == pytest.approx(0.5) and document["geomean_speedup_vs_reference"] is None
+
+
+def test_held_out_variants_are_sampled_by_seed_and_run_with_the_same_trials(tmp_path):
+    document = run("sgd_nesterov", "--workloads", "friedman_mlp", "--trials", "1", "--studies", "1",
+                   "--held-out", "0", "--out", str(tmp_path / "bundle"))  # fmt: skip
+
+    assert list(document["workloads"]) == ["friedman_mlp", "friedman_mlp_wide"]
+    trials = [document["workloads"][name]["studies"][0]["trials"][0] for name in document["workloads"]]
+    assert trials[0]["hyperparameters"] == trials[1]["hyperparameters"]
+    assert (tmp_path / "bundle" / "sgd_nesterov" / "study_0" / "friedman_mlp_wide" / "trial_0").is_dir()

@@ -11,6 +11,7 @@ import pytest
 from dawnboard.algorithms.scoring import (
     PROFILE_POINTS,
     Target,
+    held_out_gated,
     performance_profiles,
     speedups,
     study_time,
@@ -94,3 +95,11 @@ def test_speedups_over_the_reference_and_their_geometric_mean():
 
     missed = speedups({"w1": 50.0, "w2": INF}, reference, workloads)  # missed a workload the reference reached
     assert missed.per_workload["w2"] is None and missed.geometric_mean is None
+
+
+def test_a_base_workload_counts_only_where_its_held_out_variant_was_reached_too():
+    times = {"w1": 10.0, "w1_tanh": INF, "w2": 20.0, "w2_wide": 30.0, "w3": 5.0}
+
+    gated = held_out_gated(times, {"w1_tanh": "w1", "w2_wide": "w2"})
+
+    assert gated == {"w1": INF, "w2": 20.0, "w3": 5.0}  # the variants are not scored themselves
