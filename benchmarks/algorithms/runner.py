@@ -109,7 +109,7 @@ def _run_trial(workload, algorithm, hyperparameters, *, seed, budget_factor, pro
     target, budget = workload_target(workload), workload.max_allowed_runtime_sec * budget_factor
     point = spec.hyperparameters_of(hyperparameters) if hyperparameters is not None else None
     model, model_state = workload.init_model_fn(seed)
-    params_types = workload.model_params_types
+    params_types = spec.parameter_types(model)
     input_queue = workload._build_input_queue(seed, "train", None, int(algorithm.get_batch_size(workload.name)))
     takes_train_state = "train_state" in inspect.signature(algorithm.update_params).parameters
     prepare = getattr(algorithm, "prepare_for_eval", None)

@@ -115,12 +115,16 @@ class Workload(ABC):
 
     @property
     def param_shapes(self) -> dict[str, torch.Size]:
-        return {name: parameter.shape for name, parameter in self.init_model_fn(0)[0].named_parameters()}
+        return {name: parameter.shape for name, parameter in self._fresh_model().named_parameters()}
 
     @property
     def model_params_types(self) -> dict[str, ParameterType]:
-        """Each parameter's kind, from its name and rank (AlgoPerf's convention: a bias, a norm's scale, a weight)."""
-        return {name: _parameter_type(name, len(shape)) for name, shape in self.param_shapes.items()}
+        return parameter_types(self._fresh_model())
+
+    def _fresh_model(self) -> ParameterContainer:
+        """A model to read shapes from, built without moving the caller's random state."""
+        with torch.random.fork_rng():
+            return self.init_model_fn(0)[0]
 
     def is_output_params(self, param_key: str) -> bool:
         return False
@@ -132,13 +136,25 @@ class Workload(ABC):
         """Training batches of `global_batch_size`, shuffled by `data_rng`, endlessly."""
 
 
-def _parameter_type(name: str, rank: int) -> ParameterType:
-    if "norm" in name or name.endswith(("bn.weight", "bn.bias")):
-        if rank == 1 and name.endswith("bias"):
-            return ParameterType.LAYER_NORM_BIAS if "layer" in name else ParameterType.BATCH_NORM_BIAS
-        return ParameterType.LAYER_NORM_SCALE if "layer" in name else ParameterType.BATCH_NORM_SCALE
-    if name.endswith("bias"):
-        return ParameterType.BIAS
-    if "embedding" in name:
+def parameter_types(model: ParameterContainer) -> dict[str, ParameterType]:
+    """Each parameter's kind, by the module that holds it (AlgoPerf's convention): a norm's scale and bias, an
+    embedding, a convolution's kernel, or any other weight (rank 2 and up) and bias."""
+    kinds: dict[str, ParameterType] = {}
+    for module_name, module in model.named_modules():
+        for name, parameter in module.named_parameters(recurse=False):
+            full = f"{module_name}.{name}" if module_name else name
+            kinds[full] = _parameter_type(module, name, parameter.dim())
+    return kinds
+
+
+def _parameter_type(module: torch.nn.Module, name: str, rank: int) -> ParameterType:
+    scale = name == "weight"
+    if isinstance(module, torch.nn.LayerNorm):
+        return ParameterType.LAYER_NORM_SCALE if scale else ParameterType.LAYER_NORM_BIAS
+    if isinstance(module, torch.nn.modules.batchnorm._BatchNorm):
+        return ParameterType.BATCH_NORM_SCALE if scale else ParameterType.BATCH_NORM_BIAS
+    if isinstance(module, torch.nn.Embedding):
         return ParameterType.EMBEDDING
-    return ParameterType.CONV_WEIGHT if rank == 4 else ParameterType.WEIGHT
+    if rank <= 1:
+        return ParameterType.BIAS
+    return ParameterType.CONV_WEIGHT if isinstance(module, torch.nn.modules.conv._ConvNd) else ParameterType.WEIGHT

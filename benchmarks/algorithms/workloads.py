@@ -125,7 +125,7 @@ class RegressionWorkload(InMemoryWorkload):
 class DigitsCNNWorkload(ClassificationWorkload):
     name = "digits_cnn"
     validation_target_value = 0.985
-    max_allowed_runtime_sec = 60.0
+    max_allowed_runtime_sec = 20.0
     eval_period_time_sec = 0.5
     step_hint = 600  # about 28 epochs at batch 64
 
@@ -178,7 +178,7 @@ def _mlp(
 class BreastCancerMLPWorkload(ClassificationWorkload):
     name = "breast_cancer_mlp"
     validation_target_value = 0.958  # 137 of the 143 validation rows
-    max_allowed_runtime_sec = 10.0
+    max_allowed_runtime_sec = 5.0
     eval_period_time_sec = 0.02
     step_hint = 2000
 
@@ -194,7 +194,7 @@ class BreastCancerMLPWorkload(ClassificationWorkload):
 class DiabetesMLPWorkload(RegressionWorkload):
     name = "diabetes_mlp"
     validation_target_value = 0.53  # of the standardised target's variance (1.0: predicting the mean)
-    max_allowed_runtime_sec = 10.0
+    max_allowed_runtime_sec = 5.0
     eval_period_time_sec = 0.02
     step_hint = 2000
 
@@ -215,7 +215,7 @@ class MadelonMLPWorkload(ClassificationWorkload):
 
     name = "madelon_mlp"
     validation_target_value = 0.92
-    max_allowed_runtime_sec = 30.0
+    max_allowed_runtime_sec = 10.0
     eval_period_time_sec = 0.5
     step_hint = 4000
 
@@ -240,7 +240,7 @@ class FriedmanMLPWorkload(RegressionWorkload):
 
     name = "friedman_mlp"
     validation_target_value = 0.05  # the noise alone leaves about 0.04 of the standardised variance
-    max_allowed_runtime_sec = 20.0
+    max_allowed_runtime_sec = 10.0
     eval_period_time_sec = 0.1
     step_hint = 3000
 
@@ -268,8 +268,8 @@ class PydocTransformerWorkload(InMemoryWorkload):
     name = "pydoc_transformer"
     target_metric_name = "loss"
     higher_is_better = False
-    validation_target_value = 1.60
-    max_allowed_runtime_sec = 60.0
+    validation_target_value = 1.65
+    max_allowed_runtime_sec = 40.0
     eval_period_time_sec = 2.0
     step_hint = 3000
     loss_type = spec.LossType.SOFTMAX_CROSS_ENTROPY

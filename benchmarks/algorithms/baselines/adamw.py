@@ -6,7 +6,7 @@ from __future__ import annotations
 import torch
 
 from benchmarks.algorithms import spec
-from benchmarks.algorithms.baselines.schedules import warmup_cosine
+from benchmarks.algorithms.baselines.common import backward, warmup_cosine
 
 BATCH_SIZES = {
     "breast_cancer_mlp": 32,
@@ -61,21 +61,10 @@ def update_params(
     rng,
 ):
     optimizer_state["optimizer"].zero_grad()
-    logits, new_model_state = workload.model_fn(
-        params=current_param_container,
-        augmented_and_preprocessed_input_batch=batch,
-        model_state=model_state,
-        mode=spec.ForwardPassMode.TRAIN,
-        rng=rng,
-        update_batch_norm=True,
+    label_smoothing = getattr(hyperparameters, "label_smoothing", 0.0)  # None (self-tuning): 0
+    new_model_state = backward(
+        workload, current_param_container, model_state, batch, rng, label_smoothing=label_smoothing
     )
-    losses = workload.loss_fn(
-        label_batch=batch["targets"],
-        logits_batch=logits,
-        mask_batch=batch.get("weights"),
-        label_smoothing=getattr(hyperparameters, "label_smoothing", 0.0),  # None (self-tuning): 0
-    )
-    (losses["summed"] / losses["n_valid_examples"]).backward()
     optimizer_state["optimizer"].step()
     optimizer_state["scheduler"].step()
     return optimizer_state, current_param_container, new_model_state

@@ -7,7 +7,7 @@ import torch
 
 from benchmarks.algorithms import spec
 from benchmarks.algorithms.baselines.adamw import data_selection, get_batch_size, update_params
-from benchmarks.algorithms.baselines.schedules import warmup_cosine
+from benchmarks.algorithms.baselines.common import warmup_cosine
 
 __all__ = ["data_selection", "get_batch_size", "init_optimizer_state", "update_params"]
 

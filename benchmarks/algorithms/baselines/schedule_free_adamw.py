@@ -16,6 +16,7 @@ import torch
 
 from benchmarks.algorithms import spec
 from benchmarks.algorithms.baselines.adamw import data_selection, get_batch_size
+from benchmarks.algorithms.baselines.common import backward
 
 __all__ = ["data_selection", "get_batch_size", "init_optimizer_state", "prepare_for_eval", "update_params"]
 
@@ -75,16 +76,7 @@ def update_params(
         state["holds_x"] = False
     for parameter in state["parameters"]:
         parameter.grad = None
-    logits, new_model_state = workload.model_fn(
-        params=current_param_container,
-        augmented_and_preprocessed_input_batch=batch,
-        model_state=model_state,
-        mode=spec.ForwardPassMode.TRAIN,
-        rng=rng,
-        update_batch_norm=True,
-    )
-    losses = workload.loss_fn(label_batch=batch["targets"], logits_batch=logits, mask_batch=batch.get("weights"))
-    (losses["summed"] / losses["n_valid_examples"]).backward()
+    new_model_state = backward(workload, current_param_container, model_state, batch, rng)
     state["step"] += 1
     step, beta2 = state["step"], point.beta2
     lr = point.learning_rate * min(1.0, step / state["warmup_steps"])

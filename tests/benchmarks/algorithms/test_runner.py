@@ -9,11 +9,12 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
+import torch
 
 from benchmarks.algorithms import spec
 from benchmarks.algorithms.baselines import baseline
 from benchmarks.algorithms.runner import algorithm_module, run_trial, workload_target
-from benchmarks.algorithms.workloads import WORKLOADS
+from benchmarks.algorithms.workloads import VARIANTS, WORKLOADS
 from dawnboard.algorithms.scoring import time_to_target
 from dawnboard.algorithms.trial_log import read_trial_log
 
@@ -60,7 +61,7 @@ def test_evaluation_is_off_the_clock_and_init_optimizer_state_is_on_it(tabular, 
     algorithm.__name__, algorithm.init_optimizer_state = "slow_init", slow_init
     started = time.perf_counter()
 
-    trial = run_trial(tabular, algorithm, POINT, seed=0, budget_factor=0.05)
+    trial = run_trial(tabular, algorithm, POINT, seed=0, budget_factor=0.2)
 
     wall = time.perf_counter() - started
     times = [row["accumulated_submission_time"] for row in trial.evaluations]
@@ -108,3 +109,23 @@ def test_a_module_without_algoperf_s_functions_or_a_name_that_is_neither_is_refu
         algorithm_module(str(empty))
     with pytest.raises(ValueError, match="neither a shipped baseline"):
         algorithm_module("lion")
+
+
+def test_parameter_types_follow_algoperf_s_convention_and_reading_them_moves_no_random_state():
+    workload = WORKLOADS["madelon_mlp"]()
+    torch.manual_seed(5)
+    expected = torch.rand(1)
+    torch.manual_seed(5)
+
+    types = workload.model_params_types
+
+    assert torch.equal(torch.rand(1), expected)
+    assert types["0.weight"] is spec.ParameterType.WEIGHT and types["0.bias"] is spec.ParameterType.BIAS
+    assert set(types) == set(workload.param_shapes)
+    normed = spec.parameter_types(VARIANTS["madelon_mlp_layernorm"]().build_model())
+    assert (normed["1.weight"], normed["1.bias"]) == (
+        spec.ParameterType.LAYER_NORM_SCALE,
+        spec.ParameterType.LAYER_NORM_BIAS,
+    )
+    digits = WORKLOADS["digits_cnn"]().model_params_types
+    assert spec.ParameterType.CONV_WEIGHT in digits.values() and spec.ParameterType.BATCH_NORM_SCALE in digits.values()
