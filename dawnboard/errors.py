@@ -37,6 +37,10 @@ class ErrorCode(StrEnum):
     HOURS_DECREASING = "hours_decreasing"
     SUBMISSION_TIME_DECREASING = "submission_time_decreasing"  # a trial log's accumulated_submission_time
     STEP_DECREASING = "step_decreasing"  # a trial log's global_step
+    MISSING_WORKLOAD = "missing_workload"  # an algorithm's results: no logs of a workload of the suite
+    MISSING_STUDY = "missing_study"  # ... a study of a workload missing
+    MISSING_TRIAL = "missing_trial"  # ... a study with fewer trials than the ruleset's
+    MISSING_TRIAL_LOG = "missing_trial_log"  # ... a trial folder without its eval_measurements.csv
     AMBIGUOUS_REPEATED_EPOCH = "ambiguous_repeated_epoch"
     METRIC_OUT_OF_RANGE = "metric_out_of_range"
     THRESHOLD_NOT_REACHED = "threshold_not_reached"
@@ -132,6 +136,12 @@ ERROR_DESCRIPTIONS = {
     ErrorCode.NEGATIVE_EPOCH: "An epoch is negative.",
     ErrorCode.NEGATIVE_HOURS: "A time is negative.",
     ErrorCode.HOURS_DECREASING: "hours goes backwards.",
+    ErrorCode.SUBMISSION_TIME_DECREASING: "An algorithm trial's log: accumulated_submission_time goes backwards.",
+    ErrorCode.STEP_DECREASING: "An algorithm trial's log: global_step goes backwards.",
+    ErrorCode.MISSING_WORKLOAD: "An algorithm's results hold no logs of one of the suite's workloads.",
+    ErrorCode.MISSING_STUDY: "An algorithm's results lack a study of a workload.",
+    ErrorCode.MISSING_TRIAL: "A study holds fewer trials than the ruleset's.",
+    ErrorCode.MISSING_TRIAL_LOG: "A trial folder holds no eval_measurements.csv.",
     ErrorCode.AMBIGUOUS_REPEATED_EPOCH: "An epoch repeats and the hours do not increase either.",
     ErrorCode.METRIC_OUT_OF_RANGE: "The quality is outside its scale (e.g. accuracy above 100).",
     ErrorCode.THRESHOLD_NOT_REACHED: "No log row reaches the threshold.",

@@ -156,9 +156,6 @@ SKIPPED: dict[str, str] = {
     ".venv/bin/celery -A config worker -Q reference --concurrency 1": NEEDS_BROKER,
     ".venv/bin/python bench/http_bench.py --sizes 100000 --runs 5 --keep-database": "a bench of 20 to 40 minutes on "
     "its own production stack (bench/http_bench.py); its smaller sizes run where `make bench-http` is run",
-    ".venv/bin/python bench/algorithm_runner.py": "a bench of a minute: the runner against a bare loop, paired rounds",
-    ".venv/bin/python bench/algorithm_suite.py": "a bench of up to 15 minutes: the whole CPU suite, 5 trials x 3 "
-    "studies a workload",
     ".venv/bin/python bench/gpu_check.py --device cpu --sections 6": "a bench: LoadGen tests of three networks, "
     "calibrated and 3 s each, over a minute on 2 cores; the GPU check's paths are run by hand where a GPU is lent",
     ".venv/bin/gunicorn config.wsgi": "a production server: needs SECRET_KEY (config.settings.production) and runs "
