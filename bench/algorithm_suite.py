@@ -18,7 +18,14 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.algorithms.baselines import BASELINES, baseline, search_space  # noqa: E402
-from benchmarks.algorithms.suite import SUITES, Contender, Tuning, run_contender, workload_times  # noqa: E402
+from benchmarks.algorithms.suite import (  # noqa: E402
+    SUITES,
+    Contender,
+    Tuning,
+    local_executor,
+    run_contender,
+    workload_times,
+)
 from dawnboard.algorithms.search_space import search_space as read_search_space  # noqa: E402
 
 GOAL_SECONDS = 15 * 60
@@ -38,7 +45,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as bundle:
         for name in SUITES["cpu"]:
             workload_started = time.perf_counter()
-            results = run_contender(contender, [name], tuning, Path(bundle))
+            results = run_contender(contender, [name], tuning, Path(bundle), execute=local_executor())
             shares[name] = time.perf_counter() - workload_started
             reached = sum(trial.time_to_target_s is not None for studies in results[name] for trial in studies)
             print(

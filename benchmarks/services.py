@@ -195,3 +195,78 @@ def _outcome_of(report: RunReport, *, submit: bool) -> dict:
 def _finish(run_id: int, state: str, *, outcome: dict | None = None, error: str = "") -> str:
     ReferenceRun.objects.filter(id=run_id).update(state=state, outcome=outcome, error=error, finished_at=timezone.now())
     return state
+
+
+ALGORITHM_TRIAL_TASK = "benchmarks.algorithm_trial"  # queued by name; benchmarks/tasks.py defines it
+# A trial lasts at most its workload's budget x 1.5 (self-tuning) plus its evaluations: minutes on the CPU suite.
+ALGORITHM_TRIAL_WAIT_SECONDS = 30 * 60
+
+
+class NoResultBackend(Exception):
+    """`--on-queue` needs a result backend to collect the trials' results, and the settings name none."""
+
+
+def algorithm_trial_execute(*, spec: dict, baseline: str | None, source: str | None, threads: int | None) -> dict:
+    """Run one trial of the algorithm (a shipped baseline by name, or a module's source text, which is the
+    submitter's own code run on the submitter's own workers) on this machine; its result, with this machine's facts,
+    as plain values for the result backend."""
+    import tempfile
+    from dataclasses import asdict
+
+    import torch
+
+    from benchmarks.algorithms.runner import algorithm_module, run_trial
+    from benchmarks.algorithms.suite import TrialSpec
+    from benchmarks.algorithms.workloads import VARIANTS, WORKLOADS
+    from benchmarks.runner.record import machine_facts
+
+    trial = TrialSpec(**spec)
+    with tempfile.TemporaryDirectory() as folder:
+        if baseline is not None:
+            module = algorithm_module(baseline)
+        else:
+            path = Path(folder) / "submission.py"
+            path.write_text(source or "", encoding="utf-8")
+            module = algorithm_module(str(path))
+        result = run_trial(
+            (WORKLOADS | VARIANTS)[trial.workload](), module, trial.point, seed=trial.seed,
+            budget_factor=trial.budget_factor, threads=threads,
+        )  # fmt: skip
+    machine = machine_facts("cpu") | {"threads": torch.get_num_threads() if threads is None else threads}
+    return asdict(result) | {"machine": machine}
+
+
+def queue_executor(*, threads: int | None = None):
+    """An executor (`benchmarks.algorithms.suite.Executor`) sending every trial to the reference workers at once, one
+    task a trial (a worker takes one at a time: `--concurrency 1`), and collecting their results in order; without
+    a broker (`CELERY_TASK_ALWAYS_EAGER`), the tasks' work in this process, as the other reference tasks do.
+
+    Raises:
+        NoResultBackend: with a broker but no result backend to read the results from.
+    """
+    from benchmarks.algorithms.runner import TrialResult
+
+    if not settings.CELERY_TASK_ALWAYS_EAGER and not settings.CELERY_RESULT_BACKEND:
+        raise NoResultBackend(
+            "--on-queue collects each trial's result from Celery's result backend, and CELERY_RESULT_BACKEND is not "
+            "set: set it (a Redis URL), or run without --on-queue."
+        )
+
+    def execute(contender, specs) -> list[TrialResult]:
+        import json
+        from dataclasses import asdict
+
+        source = None if contender.baseline else contender.source
+        calls = [
+            {"spec": asdict(spec), "baseline": contender.baseline, "source": source, "threads": threads}
+            for spec in specs
+        ]
+        if settings.CELERY_TASK_ALWAYS_EAGER:  # no broker: the task's work here, its result through JSON as a worker's
+            return [TrialResult(**json.loads(json.dumps(algorithm_trial_execute(**call)))) for call in calls]
+        sent = [
+            current_app.send_task(ALGORITHM_TRIAL_TASK, kwargs=call, queue=settings.CELERY_REFERENCE_QUEUE)
+            for call in calls
+        ]
+        return [TrialResult(**result.get(timeout=ALGORITHM_TRIAL_WAIT_SECONDS)) for result in sent]
+
+    return execute

@@ -9,7 +9,13 @@ the run's row, which `GET /api/v1/reference-runs/{id}/` reads.
 
 from celery import shared_task
 
-from benchmarks.services import REFERENCE_RUN_TASK, reference_run_execute
+from benchmarks.services import (
+    ALGORITHM_TRIAL_TASK,
+    ALGORITHM_TRIAL_WAIT_SECONDS,
+    REFERENCE_RUN_TASK,
+    algorithm_trial_execute,
+    reference_run_execute,
+)
 
 # A reference job trains for minutes (digits) to days (ImageNet on one GPU): the settings' ten-minute limit,
 # meant for judging a submission, does not apply.
@@ -30,3 +36,15 @@ def reference_run_task(self, run_id: int) -> str:
             self.update_state(state="PROGRESS", meta=progress)
 
     return reference_run_execute(run_id=run_id, report=report)
+
+
+@shared_task(
+    name=ALGORITHM_TRIAL_TASK,
+    ignore_result=False,  # the command collects the trial's result from the result backend
+    acks_late=False,  # a trial is not run twice because a worker died: the command's wait ends in an error instead
+    soft_time_limit=ALGORITHM_TRIAL_WAIT_SECONDS - 60,
+    time_limit=ALGORITHM_TRIAL_WAIT_SECONDS,
+)
+def algorithm_trial_task(*, spec: dict, baseline: str | None, source: str | None, threads: int | None) -> dict:
+    """One trial of `run_algorithm --on-queue` on this worker: its result and the machine that ran it."""
+    return algorithm_trial_execute(spec=spec, baseline=baseline, source=source, threads=threads)

@@ -45,6 +45,7 @@ class TrialResult:
     steps: int
     stopped: str  # "target", "budget" or "training complete"
     budget_s: float
+    machine: dict[str, Any] | None = None  # the machine that ran it, where a worker elsewhere did
 
     @property
     def log(self) -> bytes:

@@ -49,42 +49,83 @@ class Tuning:
 
 @dataclass(frozen=True)
 class Contender:
-    """An algorithm as the suite runs it: its name in the bundle, its module, its search space (external tuning)."""
+    """An algorithm as the suite runs it: its name in the bundle, its module, its search space (external tuning),
+    and how a worker elsewhere finds it: a shipped baseline's name, or the module's source text."""
 
     name: str
     module: ModuleType
     space: SearchSpace | None
+    baseline: str | None = None
+    source: str | None = None
+
+
+@dataclass(frozen=True)
+class TrialSpec:
+    """One trial to run: everything a worker needs besides the algorithm."""
+
+    workload: str
+    study: int
+    index: int
+    point: dict[str, Any] | None
+    seed: int
+    budget_factor: float
+
+    def label(self, contender: str) -> str:
+        return f"{contender} {self.workload} study {self.study} trial {self.index}"
+
+
+# Runs a contender's trials, here or elsewhere, and gives their results in the order of the specs.
+Executor = Callable[[Contender, list[TrialSpec]], list[TrialResult]]
+
+
+def trial_specs(contender: Contender, workloads: Sequence[str], tuning: Tuning) -> list[TrialSpec]:
+    """Every trial of every study of every workload: study k's trials are the search space's points for seed k."""
+    return [
+        TrialSpec(name, study, index, point, 1000 * study + index, tuning.budget_factor)
+        for name in workloads
+        for study in range(tuning.studies)
+        for index, point in enumerate(tuning.points(contender.space, study))
+    ]
+
+
+def local_executor(
+    *, threads: int | None = None, progress: Callable[[str], Callable[[float, float], None]] | None = None
+) -> Executor:
+    """Trials one after another in this process; `progress(label)` gives each trial's step callback (timed seconds,
+    budget), off the clock."""
+
+    def execute(contender: Contender, specs: list[TrialSpec]) -> list[TrialResult]:
+        results, workload = [], None
+        for spec in specs:
+            if workload is None or workload.name != spec.workload:
+                workload = (WORKLOADS | VARIANTS)[spec.workload]()
+            label = spec.label(contender.name)
+            results.append(
+                run_trial(
+                    workload, contender.module, spec.point, seed=spec.seed, budget_factor=spec.budget_factor,
+                    threads=threads, progress=progress(label) if progress is not None else None,
+                )
+            )  # fmt: skip
+        return results
+
+    return execute
 
 
 def run_contender(
-    contender: Contender,
-    workloads: Sequence[str],
-    tuning: Tuning,
-    out_dir: Path,
-    *,
-    threads: int | None = None,
-    progress: Callable[[str], Callable[[float, float], None]] | None = None,
+    contender: Contender, workloads: Sequence[str], tuning: Tuning, out_dir: Path, *, execute: Executor
 ) -> dict[str, list[list[TrialResult]]]:
-    """Every trial of every study of every workload, their logs written into the bundle: workload -> studies ->
-    trials. `progress(label)` gives each trial's step callback (timed seconds, budget), off the clock."""
-    results: dict[str, list[list[TrialResult]]] = {}
-    for name in workloads:
-        workload = (WORKLOADS | VARIANTS)[name]()
-        results[name] = []
-        for study in range(tuning.studies):
-            trials = []
-            for index, point in enumerate(tuning.points(contender.space, study)):
-                label = f"{contender.name} {name} study {study} trial {index}"
-                trial = run_trial(
-                    workload, contender.module, point, seed=1000 * study + index, budget_factor=tuning.budget_factor,
-                    threads=threads, progress=progress(label) if progress is not None else None,
-                )  # fmt: skip
-                folder = out_dir / contender.name / f"study_{study}" / name / f"trial_{index}"
-                folder.mkdir(parents=True, exist_ok=True)
-                (folder / "eval_measurements.csv").write_bytes(trial.log)
-                (folder / "hyperparameters.json").write_text(json.dumps(point, indent=2) + "\n")
-                trials.append(trial)
-            results[name].append(trials)
+    """Every trial, run by `execute`, its log (and the machine that ran it, where known) written into the bundle:
+    workload -> studies -> trials."""
+    specs = trial_specs(contender, workloads, tuning)
+    results: dict[str, list[list[TrialResult]]] = {name: [[] for _ in range(tuning.studies)] for name in workloads}
+    for spec, trial in zip(specs, execute(contender, specs), strict=True):
+        folder = out_dir / contender.name / f"study_{spec.study}" / spec.workload / f"trial_{spec.index}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "eval_measurements.csv").write_bytes(trial.log)
+        (folder / "hyperparameters.json").write_text(json.dumps(spec.point, indent=2) + "\n")
+        if trial.machine is not None:
+            (folder / "machine.json").write_text(json.dumps(trial.machine, indent=2) + "\n")
+        results[spec.workload][spec.study].append(trial)
     return results
 
 

@@ -227,6 +227,7 @@ CELERY_TASK_DEFAULT_QUEUE = env("CELERY_QUEUE", default="dawnboard")
 CELERY_REFERENCE_QUEUE = env("CELERY_REFERENCE_QUEUE", default="reference")
 CELERY_TASK_ROUTES = {
     "benchmarks.reference_run": {"queue": CELERY_REFERENCE_QUEUE},
+    "benchmarks.algorithm_trial": {"queue": CELERY_REFERENCE_QUEUE},
     "inference.measure": {"queue": CELERY_REFERENCE_QUEUE},
 }
 CELERY_TASK_EAGER_PROPAGATES = True

@@ -15,8 +15,9 @@ from tqdm import tqdm
 
 from benchmarks.algorithms.baselines import BASELINES, search_space
 from benchmarks.algorithms.runner import algorithm_module
-from benchmarks.algorithms.suite import SUITES, Contender, Tuning, run_contender, suite_document
+from benchmarks.algorithms.suite import SUITES, Contender, Tuning, local_executor, run_contender, suite_document
 from benchmarks.algorithms.workloads import sampled_held_out
+from benchmarks.services import NoResultBackend, queue_executor
 from dawnboard.algorithms.search_space import SearchSpaceError
 from dawnboard.algorithms.search_space import search_space as read_search_space
 
@@ -42,6 +43,11 @@ class Command(BaseCommand):
         )
         parser.add_argument("--reference", choices=BASELINES, default="adamw", help="The baseline run beside it.")
         parser.add_argument("--threads", type=int, help="torch threads (default: torch's).")
+        parser.add_argument(
+            "--on-queue",
+            action="store_true",
+            help="Send each trial to the Celery reference workers (one at a time each) instead of running them here.",
+        )
         parser.add_argument("--out", type=Path, help="The results bundle (default runs/algorithms-<name>-<time>/).")
         parser.add_argument("--json", action="store_true", help="Print one JSON document and nothing else.")
 
@@ -63,20 +69,31 @@ class Command(BaseCommand):
             module = algorithm_module(options["algorithm"])
         except ValueError as error:
             raise CommandError(f"invalid_algorithm: {error}") from None
-        name = Path(options["algorithm"]).stem if options["algorithm"].endswith(".py") else options["algorithm"]
-        contender = Contender(name, module, self._space(options, tuning))
+        named = options["algorithm"]
+        name = Path(named).stem if named.endswith(".py") else named
+        contender = Contender(
+            name, module, self._space(options, tuning), baseline=None if named.endswith(".py") else named,
+            source=Path(named).read_text(encoding="utf-8") if named.endswith(".py") else None,
+        )  # fmt: skip
         reference = options["reference"]
         out = options["out"] or Path("runs") / f"algorithms-{name}-{datetime.now(UTC):%Y%m%dT%H%M%SZ}"
-        bars = _TrialBars(enabled=not options["json"], stream=self.stderr)
-        results = run_contender(contender, workloads, tuning, out, threads=options["threads"], progress=bars.trial)
+        bars = _TrialBars(enabled=not options["json"] and not options["on_queue"], stream=self.stderr)
+        if options["on_queue"]:
+            try:
+                execute = queue_executor(threads=options["threads"])
+            except NoResultBackend as error:
+                raise CommandError(f"no_result_backend: {error}") from None
+        else:
+            execute = local_executor(threads=options["threads"], progress=bars.trial)
+        results = run_contender(contender, workloads, tuning, out, execute=execute)
         if reference == name:
             reference_results = results
         else:
             space = read_search_space(search_space(reference)) if tuning.ruleset == "external" else None
-            reference_contender = Contender(f"reference-{reference}", algorithm_module(reference), space)
-            reference_results = run_contender(
-                reference_contender, workloads, tuning, out, threads=options["threads"], progress=bars.trial
+            reference_contender = Contender(
+                f"reference-{reference}", algorithm_module(reference), space, baseline=reference
             )
+            reference_results = run_contender(reference_contender, workloads, tuning, out, execute=execute)
         bars.close()
         document = suite_document(
             suite=options["suite"], tuning=tuning, algorithm=name, reference=reference, results=results,

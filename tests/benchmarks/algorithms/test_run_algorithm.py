@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from django.core.management import CommandError, call_command
 
+from benchmarks.algorithms.baselines import HERE
 from benchmarks.algorithms.runner import TrialResult
 from benchmarks.algorithms.suite import Tuning, suite_document
 from dawnboard.algorithms.scoring import Target, study_time, time_to_target, workload_time
@@ -123,3 +124,26 @@ def test_held_out_variants_are_sampled_by_seed_and_run_with_the_same_trials(tmp_
     trials = [document["workloads"][name]["studies"][0]["trials"][0] for name in document["workloads"]]
     assert trials[0]["hyperparameters"] == trials[1]["hyperparameters"]
     assert (tmp_path / "bundle" / "sgd_nesterov" / "study_0" / "friedman_mlp_wide" / "trial_0").is_dir()
+
+
+def test_on_queue_each_trial_is_a_reference_queue_task_and_the_bundle_names_the_machine_that_ran_it(tmp_path):
+    # Without a broker (the test settings) Celery runs the tasks in this process, as `make run` does: the same path
+    # through the task, its serialised result and the bundle.
+    document = run(str(SUBMISSION), "--workloads", "breast_cancer_mlp", "--trials", "2", "--studies", "1",
+                   "--search-space", str(HERE / "adamw_search_space.json"),
+                   "--reference", "sgd_nesterov", "--on-queue", "--out", str(tmp_path / "bundle"))  # fmt: skip
+
+    assert [len(study["trials"]) for study in document["workloads"]["breast_cancer_mlp"]["studies"]] == [2]
+    for side in ("algoperf_style_submission", "reference-sgd_nesterov"):
+        trial = tmp_path / "bundle" / side / "study_0" / "breast_cancer_mlp" / "trial_1"
+        machine = json.loads((trial / "machine.json").read_text())
+        assert machine["cpu_count"] >= 1 and machine["threads"] >= 1
+
+
+def test_on_queue_with_a_broker_but_no_result_backend_is_refused_saying_what_to_set(tmp_path, settings):
+    settings.CELERY_TASK_ALWAYS_EAGER, settings.CELERY_RESULT_BACKEND = False, None
+
+    with pytest.raises(CommandError, match=r"^no_result_backend: .*CELERY_RESULT_BACKEND"):
+        call_command("run_algorithm", "adamw", "--workloads", "breast_cancer_mlp", "--on-queue",
+                     "--out", str(tmp_path / "bundle"), stdout=StringIO(), stderr=StringIO())  # fmt: skip
+    assert not (tmp_path / "bundle").exists()
