@@ -165,6 +165,22 @@ def test_a_key_written_twice_with_another_value_is_refused_with_both_lines():
     assert issue.line == 18
 
 
+def test_loadgen_s_warnings_may_be_many_each_its_own_text():
+    # As a server test writes them when its worker thread completes queries (seen in a `make test` run here).
+    warnings = [
+        (
+            "warning_generic_message",
+            f"Logging allocation detected: tid: {tid} reserved_entries: 1 max_entries: 0",
+            50.0,
+            {},
+        )
+        for tid in (2415, 2416)
+    ]
+    data = detail_log() + write_mllog(warnings)
+
+    assert read_loadgen_detail(data).valid
+
+
 @pytest.mark.parametrize(("data", "code"), [(b"", ErrorCode.EMPTY_LOG), (b"no records here\n", ErrorCode.EMPTY_LOG)])
 def test_a_file_without_records_is_refused(data, code):
     with pytest.raises(RejectedInput) as rejected:
