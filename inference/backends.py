@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import onnx
@@ -52,14 +53,28 @@ class OnnxBackend:
         self.output_names = [output.name for output in self.session.get_outputs()]
         self.threads = threads
         self.provider = self.session.get_providers()[0]  # the execution provider that runs it, for the record
-        metadata = self.session.get_modelmeta().custom_metadata_map
+        # Dawnboard's metadata, as its export writes it (`inference.export.model_metadata`), read with the file.
+        self.path = path
+        self.metadata: dict[str, str] = dict(self.session.get_modelmeta().custom_metadata_map)
         # The encoding of the inputs the model was trained with, where its export kept it (SQuAD's vocabularies).
-        encoding = metadata.get("dawnboard.input_encoding")
-        self.input_encoding: dict | None = json.loads(encoding) if encoding else None
+        self.input_encoding: dict | None = self.metadata_json("dawnboard.input_encoding", None)
         self.input_names = [declared.name for declared in self.inputs]
         self.input_name = self.input_names[0]
         if len(self.inputs) == 1:
             self.run = self._single_input_run()
+
+    def metadata_json(self, key: str, default: Any) -> Any:
+        """A metadata value written as JSON, or `default` where the file has none.
+
+        Raises:
+            InferenceError: `not_onnx` for a value that is not JSON.
+        """
+        if key not in self.metadata:
+            return default
+        try:
+            return json.loads(self.metadata[key])
+        except json.JSONDecodeError:
+            raise InferenceError(InferenceErrorCode.NOT_ONNX, f"{self.path}: its {key} metadata is not JSON.") from None
 
     def run(self, item: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
         """A model of several inputs (SQuAD's four): the item's arrays in the model's order, its outputs out."""

@@ -15,7 +15,6 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-import onnx
 import torch
 
 from benchmarks.runner.record import (
@@ -320,7 +319,7 @@ def _backend_and_workload(options: MeasureOptions) -> tuple[OnnxBackend | TorchB
         checkpoint = checkpoint_read(options.model, task=options.task)
         return TorchBackend(checkpoint, threads=options.threads), checkpoint.workload(options.data_dir)
     backend = OnnxBackend(options.model, threads=options.threads, device=options.device)
-    metadata = {prop.key: prop.value for prop in onnx.load(str(options.model), load_external_data=False).metadata_props}
+    metadata = backend.metadata
     task = metadata.get("dawnboard.task", options.task)
     if task != options.task:
         raise InferenceError(
@@ -329,12 +328,7 @@ def _backend_and_workload(options: MeasureOptions) -> tuple[OnnxBackend | TorchB
     # The items are preprocessed as the model's recipe evaluates them; a file without Dawnboard's metadata
     # gets the task's first recipe.
     recipe = metadata.get("dawnboard.recipe") or recipe_named(options.task).name
-    try:
-        overrides = json.loads(metadata.get("dawnboard.overrides", "{}"))
-    except json.JSONDecodeError:
-        raise InferenceError(
-            InferenceErrorCode.NOT_ONNX, f"{options.model}: its dawnboard.overrides metadata is not JSON."
-        ) from None
+    overrides = backend.metadata_json("dawnboard.overrides", {})
     try:
         return backend, workload_class(options.task, recipe)(options.data_dir, overrides)
     except KeyError:

@@ -167,3 +167,13 @@ def test_the_command_s_summary_gives_the_official_scores_beside_the_f1_fraction(
         f"accuracy {record['accuracy']:.4f} meets the threshold 0.75 (the official SQuAD v1.1 scores: exact match "
         f"{exact}, F1 {f1})" in out.getvalue()
     )
+
+
+def test_metadata_that_is_not_json_is_refused_as_no_model_of_ours(tmp_path):
+    model = plain_onnx(tmp_path / "m.onnx", (1, 1, 8, 8), **{"dawnboard.input_encoding": "{not json"})
+
+    with pytest.raises(InferenceError) as refused:
+        measurement_run(MeasureOptions(task="digits", model=model, quick=True), tmp_path / "out")
+
+    assert refused.value.code == "not_onnx" and "dawnboard.input_encoding metadata is not JSON" in refused.value.message
+    assert not (tmp_path / "out").exists()
