@@ -26,7 +26,6 @@ from benchmarks.algorithms.suite import (  # noqa: E402
     run_contender,
     workload_times,
 )
-from dawnboard.algorithms.search_space import search_space as read_search_space  # noqa: E402
 
 GOAL_SECONDS = 15 * 60
 
@@ -39,7 +38,7 @@ def main() -> None:
     args = parser.parse_args()
     load = " ".join(f"{value:.2f}" for value in os.getloadavg())
     print(f"{args.baseline}, {args.trials} trials x {args.studies} studies; load average {load}", flush=True)
-    contender = Contender(args.baseline, baseline(args.baseline), read_search_space(search_space(args.baseline)))
+    contender = Contender(args.baseline, baseline(args.baseline), search_space(args.baseline))
     tuning = Tuning("external", trials=args.trials, studies=args.studies)
     shares, started = {}, time.perf_counter()
     with tempfile.TemporaryDirectory() as bundle:

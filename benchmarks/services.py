@@ -217,7 +217,7 @@ def algorithm_trial_execute(*, spec: dict, baseline: str | None, source: str | N
 
     from benchmarks.algorithms.runner import algorithm_module, run_trial
     from benchmarks.algorithms.suite import TrialSpec
-    from benchmarks.algorithms.workloads import VARIANTS, WORKLOADS
+    from benchmarks.algorithms.workloads import workload_class
     from benchmarks.runner.record import machine_facts
 
     trial = TrialSpec(**spec)
@@ -229,7 +229,7 @@ def algorithm_trial_execute(*, spec: dict, baseline: str | None, source: str | N
             path.write_text(source or "", encoding="utf-8")
             module = algorithm_module(str(path))
         result = run_trial(
-            (WORKLOADS | VARIANTS)[trial.workload](), module, trial.point, seed=trial.seed,
+            workload_class(trial.workload)(), module, trial.point, seed=trial.seed,
             budget_factor=trial.budget_factor, threads=threads,
         )  # fmt: skip
     machine = machine_facts("cpu") | {"threads": torch.get_num_threads() if threads is None else threads}

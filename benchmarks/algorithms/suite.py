@@ -23,7 +23,7 @@ from types import ModuleType
 from typing import Any
 
 from benchmarks.algorithms.runner import TrialResult, run_trial
-from benchmarks.algorithms.workloads import VARIANTS, WORKLOADS
+from benchmarks.algorithms.workloads import WORKLOADS, workload_class
 from dawnboard.algorithms.scoring import held_out_gated, performance_profiles, speedups, study_time, workload_time
 from dawnboard.algorithms.search_space import SearchSpace
 
@@ -98,7 +98,7 @@ def local_executor(
         results, workload = [], None
         for spec in specs:
             if workload is None or workload.name != spec.workload:
-                workload = (WORKLOADS | VARIANTS)[spec.workload]()
+                workload = workload_class(spec.workload)()
             label = spec.label(contender.name)
             results.append(
                 run_trial(
@@ -167,7 +167,7 @@ def suite_document(
         "geomean_speedup_vs_reference": speedups(gated, reference_gated, bases).geometric_mean,
         "workloads": {
             name: {
-                "target": (WORKLOADS | VARIANTS)[name].validation_target_value,
+                "target": workload_class(name).validation_target_value,
                 "time_to_target_s": _seconds(times[name]),
                 "studies": [
                     {

@@ -387,3 +387,8 @@ def sampled_held_out(bases: list[str], seed: int) -> dict[str, str]:
 
     chooser = random.Random(seed)
     return {chooser.choice(HELD_OUT[base]).name: base for base in bases if base in HELD_OUT}
+
+
+def workload_class(name: str) -> type[InMemoryWorkload]:
+    """A workload of the suite or a held-out variant, by its name (its class: building one reads its data)."""
+    return (WORKLOADS | VARIANTS)[name]

@@ -7,6 +7,9 @@ import json
 from pathlib import Path
 from types import ModuleType
 
+from dawnboard.algorithms.search_space import SearchSpace
+from dawnboard.algorithms.search_space import search_space as read_search_space
+
 HERE = Path(__file__).resolve().parent
 BASELINES = ("adamw", "sgd_nesterov", "nadamw", "schedule_free_adamw")
 
@@ -20,5 +23,6 @@ def baseline(name: str) -> ModuleType:
     return import_module(f"benchmarks.algorithms.baselines.{name}")
 
 
-def search_space(name: str) -> dict:
-    return json.loads((HERE / f"{name}_search_space.json").read_text(encoding="utf-8"))
+def search_space(name: str) -> SearchSpace:
+    """The baseline's search space, read from its JSON."""
+    return read_search_space(json.loads((HERE / f"{name}_search_space.json").read_text(encoding="utf-8")))

@@ -89,7 +89,7 @@ class Command(BaseCommand):
         if reference == name:
             reference_results = results
         else:
-            space = read_search_space(search_space(reference)) if tuning.ruleset == "external" else None
+            space = search_space(reference) if tuning.ruleset == "external" else None
             reference_contender = Contender(
                 f"reference-{reference}", algorithm_module(reference), space, baseline=reference
             )
@@ -114,7 +114,7 @@ class Command(BaseCommand):
             if options["search_space"]:
                 return read_search_space(json.loads(options["search_space"].read_text(encoding="utf-8")))
             if options["algorithm"] in BASELINES:
-                return read_search_space(search_space(options["algorithm"]))
+                return search_space(options["algorithm"])
         except (OSError, json.JSONDecodeError, SearchSpaceError) as error:
             raise CommandError(f"invalid_search_space: {options['search_space']}: {error}") from None
         raise CommandError("invalid_search_space: external tuning of a submission module needs --search-space.")

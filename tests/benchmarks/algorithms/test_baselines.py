@@ -9,12 +9,11 @@ import torch
 from benchmarks.algorithms.baselines import BASELINES, baseline, search_space
 from benchmarks.algorithms.runner import run_trial
 from benchmarks.algorithms.workloads import WORKLOADS
-from dawnboard.algorithms.search_space import search_space as read_search_space
 
 
 @pytest.mark.parametrize("name", BASELINES)
 def test_each_baseline_reads_its_search_space_and_reaches_quick_targets_under_self_tuning(name):
-    trials = read_search_space(search_space(name)).trials(3, seed=0)
+    trials = search_space(name).trials(3, seed=0)
     assert len(trials) == 3 and all(trial["learning_rate"] > 0 for trial in trials)
 
     for workload in ("breast_cancer_mlp", "digits_cnn"):
