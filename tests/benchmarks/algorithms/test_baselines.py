@@ -9,6 +9,7 @@ import torch
 from benchmarks.algorithms.baselines import BASELINES, baseline, search_space
 from benchmarks.algorithms.runner import run_trial
 from benchmarks.algorithms.workloads import WORKLOADS
+from tests.benchmarks.algorithms.test_workloads import step_by_step
 
 
 @pytest.mark.parametrize("name", BASELINES)
@@ -17,7 +18,7 @@ def test_each_baseline_reads_its_search_space_and_reaches_quick_targets_under_se
     assert len(trials) == 3 and all(trial["learning_rate"] > 0 for trial in trials)
 
     for workload in ("breast_cancer_mlp", "digits_cnn"):
-        trial = run_trial(WORKLOADS[workload](), baseline(name), None, seed=0, budget_factor=1.5, threads=2)
+        trial = run_trial(step_by_step(WORKLOADS[workload]()), baseline(name), None, seed=0, budget_factor=1.5)
         assert trial.stopped == "target", (name, workload)
 
 

@@ -27,7 +27,15 @@ SIZES = {
     "friedman_mlp": (7500, 2500),
     "pydoc_transformer": (418613, 256),  # characters to draw windows from; whole validation windows
 }
-SLOW = {"pydoc_transformer"}  # about 25 s to its target: run by the suite's bench, not by every `make test`
+SLOW = {"pydoc_transformer"}
+
+
+def step_by_step(workload):
+    """The workload evaluated after every step: whether a trial reaches the target then depends on its steps alone.
+    With the workload's own period (seconds of timed work) a machine slowed by other work samples other steps, and a
+    target a trial touches for a few steps can be missed (seen under `pytest -n 2`)."""
+    workload.eval_period_time_sec = 0.0
+    return workload  # about 25 s to its target: run by the suite's bench, not by every `make test`
 
 
 @pytest.mark.parametrize("name", list(WORKLOADS))
@@ -38,11 +46,11 @@ def test_each_workload_s_split_is_fixed_and_a_tuned_baseline_reaches_its_target_
     assert torch.equal(again.validation_inputs, workload.validation_inputs)
     if name in SLOW:
         workload.max_allowed_runtime_sec = 3.0
-        trial = run_trial(workload, baseline("adamw"), TUNED[name], seed=0, threads=2)
+        trial = run_trial(workload, baseline("adamw"), TUNED[name], seed=0)
         losses = [row["validation/loss"] for row in trial.evaluations]
         assert trial.stopped == "budget" and losses[-1] < losses[0]  # it learns; the target is the bench's to show
         return
 
-    trial = run_trial(workload, baseline("adamw"), TUNED[name], seed=0, threads=2)
+    trial = run_trial(step_by_step(workload), baseline("adamw"), TUNED[name], seed=0)
 
     assert trial.stopped == "target" and trial.time_to_target_s < workload.max_allowed_runtime_sec
