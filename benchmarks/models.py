@@ -48,3 +48,35 @@ class ReferenceRun(models.Model):
 
     def __str__(self) -> str:
         return f"reference run {self.pk}: {self.task_slug}/{self.recipe} ({self.state})"
+
+
+class Study(models.Model):
+    """One of the DAWNBench paper's studies on the algorithm track (`benchmarks.algorithms.study`): a setting varied
+    over values, each trained `runs_per_value` times to the workload's target. `runs` holds every run as the study
+    module records it (value, seed, reached, time and epochs to target, steps, batch size, timed seconds,
+    throughput)."""
+
+    class Setting(models.TextChoices):
+        BATCH_SIZE = "batch_size"
+        ALGORITHM = "algorithm"
+
+    workload = models.CharField(max_length=50)
+    setting = models.CharField(max_length=20, choices=Setting.choices)
+    values = models.JSONField(help_text="The values of the setting, in the order run.")
+    algorithm = models.CharField(max_length=200, blank=True, help_text="The algorithm of a batch-size study.")
+    runs_per_value = models.PositiveIntegerField()
+    target = models.JSONField(help_text="The workload's target: metric, value, higher_is_better.")
+    runs = models.JSONField(default=list)
+    machine = models.JSONField(default=dict, blank=True, help_text="torch, threads and device the runs used.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        verbose_name_plural = "studies"
+        constraints = [
+            models.CheckConstraint(condition=Q(runs_per_value__gte=1), name="study_runs_per_value_positive"),
+            models.CheckConstraint(condition=Q(setting__in=["batch_size", "algorithm"]), name="study_setting_known"),
+        ]
+
+    def __str__(self) -> str:
+        return f"study {self.pk}: {self.workload}, {self.setting} over {len(self.values)} values"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from celery import current_app
 from celery.result import AsyncResult
 
-from benchmarks.models import ReferenceRun
+from benchmarks.models import ReferenceRun, Study
 
 
 def reference_run_task_state(run: ReferenceRun) -> dict | None:
@@ -16,3 +16,13 @@ def reference_run_task_state(run: ReferenceRun) -> dict | None:
     result = AsyncResult(run.task_id, app=current_app)
     info = result.info if isinstance(result.info, dict) else None
     return {"state": result.state, "meta": info}
+
+
+def studies_recent(*, limit: int = 100) -> list[Study]:
+    """The latest studies, newest first."""
+    return list(Study.objects.order_by("-created_at", "-id")[:limit])
+
+
+def study_page(*, study_id: int) -> Study:
+    """The study of this id; Study.DoesNotExist when there is none."""
+    return Study.objects.get(pk=study_id)

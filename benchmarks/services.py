@@ -19,13 +19,16 @@ from typing import TYPE_CHECKING
 from celery import current_app
 from django.conf import settings
 from django.db import transaction
+from django.urls import reverse
 from django.utils import timezone
 
-from benchmarks.models import ReferenceRun
+from benchmarks.models import ReferenceRun, Study
 from benchmarks.runner.config import Device, EchoStage, RunConfig
+from dawnboard.algorithms.bundles import bundle_archive
 from dawnboard.rules import Track
 from leaderboard.models import Submission
 from leaderboard.services import QueueUnavailable, SubmissionOutcome, Upload, submission_create
+from leaderboard.services.algorithms import BundleRejected, algorithm_bundle_submit
 
 if TYPE_CHECKING:
     from benchmarks.runner.job import RunReport
@@ -41,6 +44,26 @@ PROGRESS_INTERVAL_SECONDS = 1.0  # a progress write at most this often, and at e
 def reference_run_submit(*, written: WrittenRun) -> SubmissionOutcome:
     """Enter a finished run's entry and log into the board, marked `reference`, its run record kept."""
     return reference_runs_submit(written=[written])
+
+
+def algorithm_bundle_send(*, bundle_dir: Path) -> dict:
+    """Enter a results bundle `run_algorithm` wrote into its board, through the API's own path (the folder zipped as
+    a submitter would send it): what `run_algorithm --submit` reports, `{"status": "accepted", "id", "url", ...}`
+    or `{"status": "rejected", "errors": [...]}`."""
+    files = {
+        path.relative_to(bundle_dir).as_posix(): path.read_bytes() for path in bundle_dir.rglob("*") if path.is_file()
+    }
+    upload = Upload(name=f"{bundle_dir.name}.zip", content=bundle_archive(files))
+    try:
+        result = algorithm_bundle_submit(bundle=upload, submitter=None)
+    except BundleRejected as rejected:
+        return {"status": "rejected", "errors": [issue.as_dict() for issue in rejected.issues]}
+    return {
+        "status": "accepted", "id": result.id, "url": reverse("leaderboard:algorithm", args=[result.id]),
+        "suite": result.suite, "ruleset": result.ruleset, "score_vs_reference": result.score_vs_reference,
+        "geomean_speedup_vs_reference": result.geomean_speedup, "bundle_sha256": result.bundle_sha256,
+        "warnings": result.warnings,
+    }  # fmt: skip
 
 
 def reference_runs_submit(*, written: list[WrittenRun]) -> SubmissionOutcome:
@@ -270,3 +293,25 @@ def queue_executor(*, threads: int | None = None):
         return [TrialResult(**result.get(timeout=ALGORITHM_TRIAL_WAIT_SECONDS)) for result in sent]
 
     return execute
+
+
+def study_create(
+    *,
+    workload: str,
+    setting: str,
+    values: list,
+    algorithm: str,
+    runs_per_value: int,
+    target: dict,
+    runs: list[dict],
+    machine: dict,
+) -> Study:
+    """Store a finished study (`benchmarks.algorithms.study`): its plan, its workload's target and every run."""
+    with transaction.atomic():
+        study = Study(
+            workload=workload, setting=setting, values=values, algorithm=algorithm, runs_per_value=runs_per_value,
+            target=target, runs=runs, machine=machine,
+        )  # fmt: skip
+        study.full_clean()
+        study.save()
+    return study

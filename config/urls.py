@@ -4,6 +4,7 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitVie
 
 urlpatterns = [
     path("", include("leaderboard.urls")),
+    path("", include("benchmarks.urls")),
     path("api/v1/", include("leaderboard.api.urls")),
     path("api/v1/", include("benchmarks.api.urls")),
     path("api/v1/pricing/", include("pricing.api.urls")),

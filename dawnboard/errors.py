@@ -41,6 +41,7 @@ class ErrorCode(StrEnum):
     MISSING_STUDY = "missing_study"  # ... a study of a workload missing
     MISSING_TRIAL = "missing_trial"  # ... a study with fewer trials than the ruleset's
     MISSING_TRIAL_LOG = "missing_trial_log"  # ... a trial folder without its eval_measurements.csv
+    INVALID_BUNDLE = "invalid_bundle"  # an algorithm's results bundle: not a safe archive, or its results.json
     AMBIGUOUS_REPEATED_EPOCH = "ambiguous_repeated_epoch"
     METRIC_OUT_OF_RANGE = "metric_out_of_range"
     THRESHOLD_NOT_REACHED = "threshold_not_reached"
@@ -142,6 +143,10 @@ ERROR_DESCRIPTIONS = {
     ErrorCode.MISSING_STUDY: "An algorithm's results lack a study of a workload.",
     ErrorCode.MISSING_TRIAL: "A study holds fewer trials than the ruleset's.",
     ErrorCode.MISSING_TRIAL_LOG: "A trial folder holds no eval_measurements.csv.",
+    ErrorCode.INVALID_BUNDLE: (
+        "An algorithm's results bundle is not a zip or tar archive within the limits (no links, no paths out of it), "
+        "or its results.json lacks or misstates the suite, ruleset, algorithm, reference or held-out variants."
+    ),
     ErrorCode.AMBIGUOUS_REPEATED_EPOCH: "An epoch repeats and the hours do not increase either.",
     ErrorCode.METRIC_OUT_OF_RANGE: "The quality is outside its scale (e.g. accuracy above 100).",
     ErrorCode.THRESHOLD_NOT_REACHED: "No log row reaches the threshold.",

@@ -24,6 +24,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 
 REQUEST_TOO_LARGE = "request_too_large"
 UPLOAD_PATH = "/api/v1/submissions/"
+ALGORITHM_UPLOAD_PATH = "/api/v1/algorithms/results/"  # a results bundle: one archive of trial logs
 # Django names a spooled upload tmpXXXXXXXX.upload.<ext>; nothing else in the directory is ever removed.
 UPLOAD_FILE_PATTERN = "tmp*.upload*"
 # No request lives an hour (gunicorn kills a worker after its timeout), so an upload this old is an orphan.
@@ -65,7 +66,7 @@ class BodyLimit:
 
 def body_limit(path_info: str) -> BodyLimit:
     """The limit of a request to `path_info`: the submissions endpoint takes two files, any other path a form."""
-    if path_info == UPLOAD_PATH:
+    if path_info in (UPLOAD_PATH, ALGORITHM_UPLOAD_PATH):
         return BodyLimit(settings.SUBMISSION_MAX_REQUEST_BYTES, UPLOAD_LIMIT_SETTING)
     return BodyLimit(settings.DATA_UPLOAD_MAX_MEMORY_SIZE, FORM_LIMIT_SETTING)
 

@@ -548,3 +548,50 @@ class EntryCatalogCost(models.Model):
 
     def __str__(self) -> str:
         return f"catalog costs of entry {self.entry_id} on {self.priced_on}"
+
+
+class AlgorithmResult(models.Model):
+    """A training algorithm's results on a suite under a tuning ruleset (the algorithm track): a results bundle sent
+    by a submitter and judged from its trial logs, or one submission of AlgoPerf's published results imported. Every
+    time is recomputed from the logs (`dawnboard.algorithms`); the scores that compare results are computed when a
+    board is read, over the results on it."""
+
+    class Source(models.TextChoices):
+        BUNDLE = "bundle", "results bundle"
+        ALGOPERF = "algoperf", "AlgoPerf's published results"
+
+    suite = models.CharField(max_length=40, help_text="cpu, gpu, or algoperf-<version>.")
+    ruleset = models.CharField(max_length=10, choices=[("external", "external tuning"), ("self", "self-tuning")])
+    name = models.CharField(max_length=100, help_text="The algorithm's name, as its logs' folder.")
+    source = models.CharField(max_length=10, choices=Source.choices)
+    submitter = models.ForeignKey(
+        Submitter, on_delete=models.PROTECT, null=True, blank=True, related_name="algorithm_results"
+    )
+    reference = models.CharField(max_length=100, blank=True, help_text="The baseline run beside it (bundles).")
+    times = models.JSONField(help_text="Workload -> seconds to target (null: never), before the comparing rules.")
+    reference_times = models.JSONField(null=True, blank=True)
+    held_out = models.JSONField(default=dict, blank=True, help_text="Held-out variant -> its base workload.")
+    score_vs_reference = models.FloatField(null=True, blank=True)
+    geomean_speedup = models.FloatField(null=True, blank=True)
+    speedups = models.JSONField(default=dict, blank=True)
+    curves = models.JSONField(default=list, blank=True, help_text="Each trial's evaluations (the algorithm page).")
+    warnings = models.JSONField(default=list, blank=True)
+    bundle_name = models.CharField(max_length=255, blank=True)
+    bundle_sha256 = models.CharField(max_length=64, blank=True)
+    bundle_content = models.BinaryField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["suite", "ruleset", "name", "id"]
+        indexes = [models.Index(fields=["suite", "ruleset"], name="algorithm_board")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["suite", "ruleset", "name"],
+                condition=Q(source="algoperf"),
+                name="one_import_per_algoperf_submission",
+            ),
+            models.CheckConstraint(condition=Q(ruleset__in=["external", "self"]), name="algorithm_ruleset_known"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} on {self.suite} ({self.ruleset})"

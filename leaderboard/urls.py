@@ -1,6 +1,6 @@
 from django.urls import path
 
-from leaderboard import views
+from leaderboard import algorithm_views, views
 
 app_name = "leaderboard"
 
@@ -14,4 +14,7 @@ urlpatterns = [
     path("entries/<int:pk>/files/<str:role>/", views.entry_file, name="entry-file"),
     path("compare/", views.compare, name="compare"),
     path("submit/", views.submit_help, name="submit"),
+    path("algorithms/", algorithm_views.algorithm_boards, name="algorithm-boards"),
+    path("algorithms/results/<int:pk>/", algorithm_views.algorithm_result, name="algorithm"),
+    path("algorithms/<str:suite>/<str:ruleset>/", algorithm_views.algorithm_board, name="algorithm-board"),
 ]

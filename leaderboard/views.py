@@ -143,7 +143,7 @@ def entry_detail(request, pk: int):
         "runs": list(entry.runs.all()),
         "spread": entry.spread,
         "runs_rule": selectors.rules_of(version).runs,
-        "figure": _figure_json(figure),
+        "figure": figure_json_text(figure),
         "claims": _claims(entry),
         "priced_as": priced_as_parts(entry.hardware),  # (machine, instance) of a run priced as a catalog instance
         "warnings": _warnings(entry),
@@ -161,7 +161,7 @@ def entry_detail(request, pk: int):
         "reproduce_commands": selectors.reproduction_commands(entry),
         "reproductions": selectors.entry_reproductions(entry) if entry.is_training else [],
         "latency": latency,
-        "latency_figure": _figure_json(latency_figure),
+        "latency_figure": figure_json_text(latency_figure),
     }
     return render(request, "leaderboard/entry.html", context)
 
@@ -184,7 +184,7 @@ def task_charts(request, slug: str):
     sections = [
         {
             "name": points.tradeoff.slug,
-            "figure": _figure_json(charts.tradeoff_figure(points.entries, points.tradeoff)),
+            "figure": figure_json_text(charts.tradeoff_figure(points.entries, points.tradeoff)),
             "front": points.front.to_dict("records"),
             "thinning": charts.thinning_note(drawn=points.drawn_count, entries=len(points.entries)),
         }
@@ -193,7 +193,7 @@ def task_charts(request, slug: str):
     records = [
         {
             "metric": progression.metric,
-            "figure": _figure_json(charts.record_figure(progression.steps, metric=progression.metric)),
+            "figure": figure_json_text(charts.record_figure(progression.steps, metric=progression.metric)),
             "records": progression.records.to_dict("records"),
         }
         for progression in board.records
@@ -225,7 +225,7 @@ def compare(request):
         "entries": entries,
         "problems": problems,
         "max_entries": CompareForm.MAX_ENTRIES,
-        "figure": _figure_json(figure),
+        "figure": figure_json_text(figure),
         "rows": _comparison_rows(entries),
     }
     return render(request, "leaderboard/compare.html", context)
@@ -381,7 +381,7 @@ def _comparison_rows(entries: list[Entry]) -> list[dict]:
     ]
 
 
-def _figure_json(figure: charts.Figure | None) -> str | None:
+def figure_json_text(figure: charts.Figure | None) -> str | None:
     """A figure as the JSON text of its `<script type="application/json">` element: written once, escaped for
     the element by `charts.figure_json`, so the template puts it in as it is."""
     return None if figure is None else mark_safe(charts.figure_json(figure))

@@ -127,6 +127,9 @@ QUICK: dict[str, Quick] = {
         ".venv/bin/python manage.py run_algorithm sgd_nesterov --workloads breast_cancer_mlp,diabetes_mlp --trials 2 "
         "--studies 2"
     ): Quick(prints=("external tuning: benchmark score", "breast_cancer_mlp", "wrote runs/algorithms-sgd_nesterov-")),
+    ".venv/bin/python manage.py run_study digits --vary batch_size=64,256 --runs 1": Quick(
+        prints=("batch_size on digits_cnn", "batch_size=256: reached", "/studies/")
+    ),
     ".venv/bin/python manage.py axes_reset": Quick(),
     ".venv/bin/python manage.py migrate": Quick(prints=("No migrations to apply",)),
     (

@@ -30,7 +30,7 @@ import torch
 from benchmarks.algorithms import spec
 from benchmarks.algorithms.baselines import BASELINES, baseline
 from benchmarks.algorithms.workloads import InMemoryWorkload
-from dawnboard.algorithms.scoring import Target
+from dawnboard.algorithms.scoring import Target, within_budget
 from dawnboard.algorithms.trial_log import STEP, TIME, write_trial_log
 
 REQUIRED_FUNCTIONS = ("get_batch_size", "init_optimizer_state", "update_params", "data_selection")
@@ -149,7 +149,7 @@ def _run_trial(workload, algorithm, hyperparameters, *, seed, budget_factor, pro
         last_eval = clock.seconds
         evaluations.append({TIME: clock.seconds, STEP: step, **metrics})
         eval_results.append((step, metrics))
-        if target.reached(metrics.get(target.metric, float("nan"))):
+        if target.reached(metrics.get(target.metric, float("nan"))) and within_budget(clock.seconds, budget):
             stopped, reached_at = "target", clock.seconds
         elif complete:
             stopped = "training complete"

@@ -28,6 +28,8 @@ from typing import Any
 
 import torch
 
+from dawnboard.algorithms.suites import workload_rules
+
 
 class LossType(enum.Enum):
     SOFTMAX_CROSS_ENTROPY = 0
@@ -73,7 +75,10 @@ def hyperparameters_of(point: Mapping[str, Any]) -> Hyperparameters:
 
 class Workload(ABC):
     """What an AlgoPerf submission may use of a workload: its name, its model and loss, its parameters' shapes and
-    types, the step budget hint, its target and its clock's limits."""
+    types, the step budget hint, its target and its clock's limits.
+
+    A subclass that sets `name` takes its target and its clock's limits from its suite's rules
+    (`dawnboard.algorithms.suites`), which the site scores its logs by: one home for them."""
 
     name: str
     target_metric_name: str  # e.g. "accuracy": the trial log's column is validation/<target_metric_name>
@@ -83,6 +88,16 @@ class Workload(ABC):
     eval_period_time_sec: float
     step_hint: int  # steps a baseline's schedule is sized to (AlgoPerf's step_hint)
     loss_type: LossType
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        if "name" in cls.__dict__:
+            rules = workload_rules(cls.name)
+            cls.target_metric_name = rules.target.metric.removeprefix("validation/")
+            cls.validation_target_value = rules.target.value
+            cls.higher_is_better = rules.target.higher_is_better
+            cls.max_allowed_runtime_sec = rules.max_runtime_s
+            cls.eval_period_time_sec = rules.eval_period_s
 
     @abstractmethod
     def init_model_fn(self, rng: RandomState) -> tuple[ParameterContainer, ModelAuxiliaryState]:

@@ -23,11 +23,12 @@ from types import ModuleType
 from typing import Any
 
 from benchmarks.algorithms.runner import TrialResult, run_trial
-from benchmarks.algorithms.workloads import WORKLOADS, workload_class
+from benchmarks.algorithms.workloads import WORKLOADS, build_workload, workload_class
 from dawnboard.algorithms.scoring import held_out_gated, performance_profiles, speedups, study_time, workload_time
 from dawnboard.algorithms.search_space import SearchSpace
+from dawnboard.algorithms.suites import GPU_SUITE
 
-SUITES = {"cpu": tuple(WORKLOADS)}
+SUITES = {"cpu": tuple(WORKLOADS), "gpu": tuple(GPU_SUITE.base_workloads)}
 SELF_TUNING_BUDGET = 1.5
 
 
@@ -89,16 +90,19 @@ def trial_specs(contender: Contender, workloads: Sequence[str], tuning: Tuning) 
 
 
 def local_executor(
-    *, threads: int | None = None, progress: Callable[[str], Callable[[float, float], None]] | None = None
+    *,
+    threads: int | None = None,
+    progress: Callable[[str], Callable[[float, float], None]] | None = None,
+    data_dir: str | None = None,
 ) -> Executor:
     """Trials one after another in this process; `progress(label)` gives each trial's step callback (timed seconds,
-    budget), off the clock."""
+    budget), off the clock; `data_dir` is what the GPU suite's workloads read."""
 
     def execute(contender: Contender, specs: list[TrialSpec]) -> list[TrialResult]:
         results, workload = [], None
         for spec in specs:
             if workload is None or workload.name != spec.workload:
-                workload = workload_class(spec.workload)()
+                workload = build_workload(spec.workload, data_dir)
             label = spec.label(contender.name)
             results.append(
                 run_trial(
@@ -157,7 +161,9 @@ def suite_document(
     times, reference_times = workload_times(results), workload_times(reference_results)
     gated, reference_gated = held_out_gated(times, held_out), held_out_gated(reference_times, held_out)
     bases = [name for name in workloads if name not in held_out]
-    profiles = performance_profiles({algorithm: gated, f"reference:{reference}": reference_gated}, bases)
+    profiles = performance_profiles(
+        {algorithm: times, f"reference:{reference}": reference_times}, bases, variants=held_out
+    )
     return {
         "suite": suite,
         "ruleset": tuning.ruleset,

@@ -91,8 +91,6 @@ class InMemoryWorkload(spec.Workload):
 
 
 class ClassificationWorkload(InMemoryWorkload):
-    target_metric_name = "accuracy"
-    higher_is_better = True
     loss_type = spec.LossType.SOFTMAX_CROSS_ENTROPY
 
     def loss_fn(self, label_batch, logits_batch, mask_batch=None, label_smoothing=0.0):
@@ -107,8 +105,6 @@ class ClassificationWorkload(InMemoryWorkload):
 
 
 class RegressionWorkload(InMemoryWorkload):
-    target_metric_name = "mean_squared_error"
-    higher_is_better = False
     loss_type = spec.LossType.MEAN_SQUARED_ERROR
 
     def loss_fn(self, label_batch, logits_batch, mask_batch=None, label_smoothing=0.0):
@@ -124,9 +120,6 @@ class RegressionWorkload(InMemoryWorkload):
 
 class DigitsCNNWorkload(ClassificationWorkload):
     name = "digits_cnn"
-    validation_target_value = 0.985
-    max_allowed_runtime_sec = 20.0
-    eval_period_time_sec = 0.5
     step_hint = 600  # about 28 epochs at batch 64
 
     def load(self):
@@ -177,9 +170,6 @@ def _mlp(
 
 class BreastCancerMLPWorkload(ClassificationWorkload):
     name = "breast_cancer_mlp"
-    validation_target_value = 0.958  # 137 of the 143 validation rows
-    max_allowed_runtime_sec = 5.0
-    eval_period_time_sec = 0.02
     step_hint = 2000
 
     def load(self):
@@ -193,9 +183,6 @@ class BreastCancerMLPWorkload(ClassificationWorkload):
 
 class DiabetesMLPWorkload(RegressionWorkload):
     name = "diabetes_mlp"
-    validation_target_value = 0.53  # of the standardised target's variance (1.0: predicting the mean)
-    max_allowed_runtime_sec = 5.0
-    eval_period_time_sec = 0.02
     step_hint = 2000
 
     def load(self):
@@ -214,9 +201,6 @@ class MadelonMLPWorkload(ClassificationWorkload):
     of 40 features (12 informative, 8 redundant), 4 classes of 2 clusters each, 2 % of labels flipped."""
 
     name = "madelon_mlp"
-    validation_target_value = 0.92
-    max_allowed_runtime_sec = 10.0
-    eval_period_time_sec = 0.5
     step_hint = 4000
 
     def load(self):
@@ -239,9 +223,6 @@ class FriedmanMLPWorkload(RegressionWorkload):
     10,000 rows of 10 features, 5 of them used, Gaussian noise of deviation 1; the target standardised."""
 
     name = "friedman_mlp"
-    validation_target_value = 0.05  # the noise alone leaves about 0.04 of the standardised variance
-    max_allowed_runtime_sec = 10.0
-    eval_period_time_sec = 0.1
     step_hint = 3000
 
     def load(self):
@@ -266,11 +247,6 @@ class PydocTransformerWorkload(InMemoryWorkload):
     minimised."""
 
     name = "pydoc_transformer"
-    target_metric_name = "loss"
-    higher_is_better = False
-    validation_target_value = 1.65
-    max_allowed_runtime_sec = 40.0
-    eval_period_time_sec = 2.0
     step_hint = 3000
     loss_type = spec.LossType.SOFTMAX_CROSS_ENTROPY
     context = 64
@@ -344,7 +320,6 @@ class MadelonMLPTanhWorkload(MadelonMLPWorkload):
     """Held-out variant of madelon_mlp: tanh in place of ReLU."""
 
     name = "madelon_mlp_tanh"
-    validation_target_value = 0.94
 
     def build_model(self) -> nn.Module:
         return _mlp(40, 4, 128, activation=nn.Tanh)
@@ -354,7 +329,6 @@ class MadelonMLPLayerNormWorkload(MadelonMLPWorkload):
     """Held-out variant of madelon_mlp: a layer norm after each hidden layer."""
 
     name = "madelon_mlp_layernorm"
-    validation_target_value = 0.93
 
     def build_model(self) -> nn.Module:
         return _mlp(40, 4, 128, normalisation=nn.LayerNorm)
@@ -364,7 +338,6 @@ class FriedmanMLPWideWorkload(FriedmanMLPWorkload):
     """Held-out variant of friedman_mlp: hidden layers four times as wide."""
 
     name = "friedman_mlp_wide"
-    validation_target_value = 0.05
 
     def build_model(self) -> nn.Module:
         return _mlp(10, 1, 512)
@@ -389,6 +362,14 @@ def sampled_held_out(bases: list[str], seed: int) -> dict[str, str]:
     return {chooser.choice(HELD_OUT[base]).name: base for base in bases if base in HELD_OUT}
 
 
-def workload_class(name: str) -> type[InMemoryWorkload]:
-    """A workload of the suite or a held-out variant, by its name (its class: building one reads its data)."""
-    return (WORKLOADS | VARIANTS)[name]
+def workload_class(name: str) -> type[spec.Workload]:
+    """A workload of a suite or a held-out variant, by its name (its class: building one reads its data)."""
+    from benchmarks.algorithms.gpu_workloads import GPU_WORKLOADS  # the reference recipes, loaded only when asked
+
+    return (WORKLOADS | VARIANTS | GPU_WORKLOADS)[name]
+
+
+def build_workload(name: str, data_dir: str | None = None) -> spec.Workload:
+    """A workload built by its name: a GPU-sized one reads `data_dir` (DatasetMissing without its data)."""
+    kind = workload_class(name)
+    return kind(data_dir) if getattr(kind, "reads_data_dir", False) else kind()

@@ -39,20 +39,33 @@ class SubmissionLogs:
     name: str
     trials: dict[str, dict[int, dict[int, TrialLog | None]]] = field(default_factory=dict)
 
-    def times(self, targets: Mapping[str, Target], studies: int) -> dict[str, float]:
+    def times(
+        self, targets: Mapping[str, Target], studies: int, budgets_s: Mapping[str, float] | None = None
+    ) -> dict[str, float]:
         """Each workload's time to target: the median over `studies` studies (a missing study counts as never
-        reaching it) of the fastest trial's time; a workload of `targets` without logs: infinity."""
-        times = {}
-        for workload, target in targets.items():
-            by_study = self.trials.get(workload, {})
-            study_times = [
-                study_time([time_to_target(log, target) if log is not None else None for log in by_study[k].values()])
-                if k in by_study
-                else math.inf
-                for k in range(studies)
-            ]
-            times[workload] = workload_time(study_times)
-        return times
+        reaching it) of the fastest trial's time, a time past the workload's budget (`budgets_s`) never reaching
+        it; a workload of `targets` without logs: infinity."""
+        return {
+            workload: workload_time(
+                [
+                    study_time(
+                        [self.trial_time(workload, k, trial, target, budgets_s) for trial in self.trials[workload][k]]
+                    )
+                    if k in self.trials.get(workload, {})
+                    else math.inf
+                    for k in range(studies)
+                ]
+            )
+            for workload, target in targets.items()
+        }
+
+    def trial_time(
+        self, workload: str, study: int, trial: int, target: Target, budgets_s: Mapping[str, float] | None = None
+    ) -> float | None:
+        """One trial's time to target (None: never reached, or the trial left no log)."""
+        log = self.trials[workload][study][trial]
+        budget = (budgets_s or {}).get(workload, math.inf)
+        return time_to_target(log, target, budget) if log is not None else None
 
 
 @dataclass(frozen=True)
@@ -79,15 +92,15 @@ def read_results(
     errors: list[Issue] = []
     for path in sorted(files):
         match = TRIAL_PATH.match(path.replace("\\", "/").strip("/"))
-        if match is None or match["file"] not in (None, LOG_NAME):
+        if match is None:
             continue
         workload = FRAMEWORK_SUFFIX.sub("", match["workload"])
         study_trials = (
             found.setdefault(match["submission"], {}).setdefault(workload, {}).setdefault(int(match["study"]), {})
         )
         trial = int(match["trial"])
-        if match["file"] is None:
-            study_trials.setdefault(trial, None)  # a trial folder, its log perhaps missing
+        if match["file"] != LOG_NAME:
+            study_trials.setdefault(trial, None)  # a trial folder (or another of its files), its log perhaps missing
             continue
         try:
             study_trials[trial] = read_trial_log(files[path], file_name=path)

@@ -14,6 +14,10 @@
   submission fastest everywhere, 0 for one within 4x of the fastest nowhere.
 - Held-out variants (AlgoPerf v0.5): a base workload's time counts only where the same trials also reached the
   target of its sampled variant (another activation, normalisation or width, never tuned on); else it is infinite.
+  In a profile, in the order of AlgoPerf v0.5's scoring (mlcommons/submissions_algorithms@12c8e4e,
+  scoring/performance_profile.py), which reproduces its published scores: a variant is infinite where its base is;
+  the 4x cut applies to every workload, variants included (each against the fastest time on that variant); then a
+  base is infinite where its variant is; the variants themselves are not profiled.
 - Because a profile scores submissions only against each other, Dawnboard also reports each workload's speedup
   over a named reference run on the same machine (reference time / time) and their geometric mean, which sit on
   one board whatever machine each pair ran on.
@@ -49,12 +53,19 @@ class Target:
         return value >= self.value if self.higher_is_better else value <= self.value
 
 
-def time_to_target(log: TrialLog, target: Target) -> float | None:
-    """The accumulated submission time of the trial's first evaluation that reaches the target, or None."""
+def time_to_target(log: TrialLog, target: Target, budget_s: float = math.inf) -> float | None:
+    """The accumulated submission time of the trial's first evaluation that reaches the target, or None; one past
+    `budget_s` counts as never reached (AlgoPerf's rules; its scoring code never checks, and its v0.5 runner could
+    evaluate once after the budget ran out)."""
     for time, value in zip(log.times, log.metric(target.metric), strict=True):
         if target.reached(float(value)):
-            return float(time)
+            return float(time) if within_budget(float(time), budget_s) else None
     return None
+
+
+def within_budget(seconds: float, budget_s: float) -> bool:
+    """The runner's and the scorer's one rule of the clock's end: a result at or before the budget counts."""
+    return seconds <= budget_s
 
 
 def study_time(trial_times: Sequence[float | None]) -> float:
@@ -105,13 +116,17 @@ def performance_profiles(
     times: Mapping[str, Mapping[str, float]],
     workloads: Sequence[str],
     *,
+    variants: Mapping[str, str] | None = None,
     max_tau: float = MAX_TAU,
     points: int = PROFILE_POINTS,
 ) -> Profiles:
     """The profiles of `times` (submission -> workload -> time to target, infinity where never reached) over the
-    fixed list of `workloads`; a workload missing from a submission's times counts as never reached."""
+    fixed list of `workloads`; a workload missing from a submission's times counts as never reached. `variants`
+    (held-out variant -> its base, among `times`' columns) gate their bases in AlgoPerf's order."""
     if not workloads:
         raise ValueError("A performance profile needs at least one workload.")
+    if variants:
+        times = _variants_gated(times, variants, max_tau)
     fastest = {
         workload: min((float(times[name].get(workload, math.inf)) for name in times), default=math.inf)
         for workload in workloads
@@ -129,6 +144,26 @@ def performance_profiles(
         for name in times
     }
     return Profiles(taus=taus, ratios=ratios, rho=rho)
+
+
+def _variants_gated(
+    times: Mapping[str, Mapping[str, float]], variants: Mapping[str, str], max_tau: float
+) -> dict[str, dict[str, float]]:
+    gated = {name: {w: float(t) for w, t in by_workload.items()} for name, by_workload in times.items()}
+    for by_workload in gated.values():
+        for variant, base in variants.items():
+            if not math.isfinite(by_workload.get(base, math.inf)):
+                by_workload[variant] = math.inf
+    for workload in {workload for by_workload in gated.values() for workload in by_workload}:
+        fastest = min(by_workload.get(workload, math.inf) for by_workload in gated.values())
+        for by_workload in gated.values():
+            if workload in by_workload and not math.isfinite(_ratio(by_workload[workload], fastest, max_tau)):
+                by_workload[workload] = math.inf
+    for by_workload in gated.values():
+        for variant, base in variants.items():
+            if variant in by_workload and not math.isfinite(by_workload[variant]):
+                by_workload[base] = math.inf
+    return gated
 
 
 def _ratio(time: float, fastest: float, max_tau: float) -> float:

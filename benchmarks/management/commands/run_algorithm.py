@@ -17,7 +17,8 @@ from benchmarks.algorithms.baselines import BASELINES, search_space
 from benchmarks.algorithms.runner import algorithm_module
 from benchmarks.algorithms.suite import SUITES, Contender, Tuning, local_executor, run_contender, suite_document
 from benchmarks.algorithms.workloads import sampled_held_out
-from benchmarks.services import NoResultBackend, queue_executor
+from benchmarks.services import NoResultBackend, algorithm_bundle_send, queue_executor
+from benchmarks.workloads.base import DatasetMissing
 from dawnboard.algorithms.search_space import SearchSpaceError
 from dawnboard.algorithms.search_space import search_space as read_search_space
 
@@ -43,10 +44,14 @@ class Command(BaseCommand):
         )
         parser.add_argument("--reference", choices=BASELINES, default="adamw", help="The baseline run beside it.")
         parser.add_argument("--threads", type=int, help="torch threads (default: torch's).")
+        parser.add_argument("--data-dir", help="The data the gpu suite's workloads read (never downloaded).")
         parser.add_argument(
             "--on-queue",
             action="store_true",
             help="Send each trial to the Celery reference workers (one at a time each) instead of running them here.",
+        )
+        parser.add_argument(
+            "--submit", action="store_true", help="Enter the results bundle into its board on this site (logs only)."
         )
         parser.add_argument("--out", type=Path, help="The results bundle (default runs/algorithms-<name>-<time>/).")
         parser.add_argument("--json", action="store_true", help="Print one JSON document and nothing else.")
@@ -84,8 +89,11 @@ class Command(BaseCommand):
             except NoResultBackend as error:
                 raise CommandError(f"no_result_backend: {error}") from None
         else:
-            execute = local_executor(threads=options["threads"], progress=bars.trial)
-        results = run_contender(contender, workloads, tuning, out, execute=execute)
+            execute = local_executor(threads=options["threads"], progress=bars.trial, data_dir=options["data_dir"])
+        try:
+            results = run_contender(contender, workloads, tuning, out, execute=execute)
+        except DatasetMissing as error:
+            raise CommandError(f"dataset_missing: {error}") from None
         if reference == name:
             reference_results = results
         else:
@@ -100,6 +108,8 @@ class Command(BaseCommand):
             reference_results=reference_results, bundle_path=out, held_out=held_out,
         )  # fmt: skip
         (out / "results.json").write_text(json.dumps(document, indent=2) + "\n")
+        if options["submit"]:
+            document["submission"] = algorithm_bundle_send(bundle_dir=out)
         if options["json"]:
             self.stdout.write(json.dumps(document, indent=2))
             return
@@ -132,6 +142,12 @@ class Command(BaseCommand):
                 f"  {name:20} {'not reached' if time is None else f'{time:.2f} s'} to target {workload['target']}"
             )
         self.stdout.write(f"  wrote {document['bundle_path']}")
+        if (submission := document["submission"]) is not None:
+            if submission["status"] == "accepted":
+                self.stdout.write(f"  submitted: accepted, {submission['url']}")
+            else:
+                codes = ", ".join(sorted({error["code"] for error in submission["errors"]}))
+                self.stdout.write(f"  submitted: rejected ({codes})")
 
 
 class _TrialBars:

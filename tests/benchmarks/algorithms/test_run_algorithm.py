@@ -147,3 +147,37 @@ def test_on_queue_with_a_broker_but_no_result_backend_is_refused_saying_what_to_
         call_command("run_algorithm", "adamw", "--workloads", "breast_cancer_mlp", "--on-queue",
                      "--out", str(tmp_path / "bundle"), stdout=StringIO(), stderr=StringIO())  # fmt: skip
     assert not (tmp_path / "bundle").exists()
+
+
+@pytest.mark.django_db
+def test_submit_enters_the_bundle_into_its_board_which_recomputes_the_same_times(tmp_path, monkeypatch):
+    """The site's ruleset is the suite's (3 studies of 5 trials, six workloads); here it is cut to what this run
+    does, so that the one-minute test can show a bundle accepted, its times as the command computed them."""
+    from dataclasses import replace
+
+    from dawnboard.algorithms.suites import CPU_SUITE
+    from leaderboard.models import AlgorithmResult
+    from leaderboard.services import algorithms as site
+
+    names = ("breast_cancer_mlp", "diabetes_mlp")
+    small = replace(CPU_SUITE, workloads=tuple(CPU_SUITE.workload(n) for n in names), studies=1, trials=2)
+    monkeypatch.setattr(site, "SUITES", {"cpu": small})
+
+    document = run("nadamw", "--workloads", ",".join(names), "--trials", "2", "--studies", "1",
+                   "--out", str(tmp_path / "bundle"), "--submit")  # fmt: skip
+
+    submission = document["submission"]
+    assert submission["status"] == "accepted", submission
+    stored = AlgorithmResult.objects.get(pk=submission["id"])
+    assert stored.times == {name: document["workloads"][name]["time_to_target_s"] for name in names}
+    assert stored.score_vs_reference == pytest.approx(document["score"])
+    assert submission["url"] == f"/algorithms/results/{stored.id}/"
+
+
+@pytest.mark.django_db
+def test_submit_of_part_of_the_suite_is_refused_naming_what_is_missing(tmp_path):
+    document = run("adamw", "--workloads", "breast_cancer_mlp", "--trials", "1", "--studies", "1",
+                   "--out", str(tmp_path / "bundle"), "--submit")  # fmt: skip
+
+    codes = {error["code"] for error in document["submission"]["errors"]}
+    assert document["submission"]["status"] == "rejected" and {"missing_workload", "missing_study"} <= codes

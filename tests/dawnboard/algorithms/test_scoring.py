@@ -103,3 +103,34 @@ def test_a_base_workload_counts_only_where_its_held_out_variant_was_reached_too(
     gated = held_out_gated(times, {"w1_tanh": "w1", "w2_wide": "w2"})
 
     assert gated == {"w1": INF, "w2": 20.0, "w3": 5.0}  # the variants are not scored themselves
+
+
+def test_a_variant_more_than_four_times_slower_than_the_fastest_on_it_gates_its_base():
+    """AlgoPerf v0.5's order: the 4x cut applies to the variants' columns too, then a variant cut gates its base.
+    Hand-checked: on `w1_tanh` b takes 50 s against a's 10 s (r = 5 > 4), so b's w1 (r = 1.1 alone) becomes
+    infinite; b's w2 is its fastest. a: w1 r=1, w2 r=2 -> rho(tau) = 1/2 below 2, 1 from 2 on; b: w2 only -> 1/2."""
+    times = {
+        "a": {"w1": 10.0, "w1_tanh": 10.0, "w2": 20.0},
+        "b": {"w1": 11.0, "w1_tanh": 50.0, "w2": 10.0},
+    }
+
+    profiles = performance_profiles(times, ["w1", "w2"], variants={"w1_tanh": "w1"})
+
+    assert profiles.ratios["b"] == {"w1": INF, "w2": 1.0}
+    assert profiles.ratios["a"] == {"w1": 1.0, "w2": 2.0}
+    assert profiles.score("b") == pytest.approx(0.5)
+    # a: 1/2 over [1, 2), 1 over [2, 4]; on 100 points the trapezoid sees the step between two of them
+    taus = profiles.taus
+    step = int(np.searchsorted(taus, 2.0))
+    expected = np.trapezoid(np.where(taus >= 2.0, 1.0, 0.5), taus) / 3
+    assert profiles.score("a") == pytest.approx(expected) and step > 0
+
+
+def test_a_variant_counts_as_never_reached_where_its_base_never_was():
+    """Step one of the order: a base never reached makes its variant infinite, so the variant's fastest time (the
+    denominator of every other submission's ratio on it) is taken only among submissions that reached the base."""
+    times = {"a": {"w1": INF, "w1_tanh": 1.0}, "b": {"w1": 10.0, "w1_tanh": 10.0}}
+
+    profiles = performance_profiles(times, ["w1"], variants={"w1_tanh": "w1"})
+
+    assert profiles.ratios == {"a": {"w1": INF}, "b": {"w1": 1.0}}  # b's variant, 10x a's 1 s, is no longer cut
