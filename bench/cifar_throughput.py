@@ -26,6 +26,7 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.algorithms.recipes import recipe_optimizer  # noqa: E402
 from benchmarks.runner.loop import mixed_precision  # noqa: E402
 from benchmarks.workloads.cifar10 import ResNet9Cifar10  # noqa: E402
 
@@ -39,7 +40,7 @@ def images_per_second(device: torch.device, channels_last: bool, steps: int) -> 
     model = workload.build_model().to(device)
     layout = torch.channels_last if channels_last else torch.contiguous_format
     model = model.to(memory_format=layout)
-    optimizer, schedule = workload.build_optimizer(model, steps_per_epoch=100)
+    optimizer, schedule = recipe_optimizer(workload, model, steps_per_epoch=100)
     images = torch.randn(workload.batch_size, 3, 32, 32, device=device).contiguous(memory_format=layout)
     labels = torch.randint(0, 10, (workload.batch_size,), device=device)
     autocast = mixed_precision(device)

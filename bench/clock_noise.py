@@ -40,6 +40,7 @@ sys.path.insert(0, str(ROOT))
 
 import torch  # noqa: E402
 
+from benchmarks.runner.algorithm import Algorithm  # noqa: E402
 from benchmarks.runner.config import Device, RunConfig  # noqa: E402
 from benchmarks.runner.loop import (  # noqa: E402
     RunResult,
@@ -93,8 +94,10 @@ class MachineFloor:
         self.device = torch.device("cuda" if config.device is Device.CUDA else "cpu")
         torch.manual_seed(config.seed)
         self.model = model_on(self.workload, self.device)
-        self.optimizer, self.schedule = self.workload.build_optimizer(self.model, 1)
-        self.schedule = None  # the learning rate does not change the cost of a step
+        self.steps = Algorithm.of(self.workload).start(
+            self.workload, self.model, steps_per_epoch=1, autocast=mixed_precision(self.device)
+        )
+        self.steps.state["scheduler"] = None  # the learning rate does not change the cost of a step
         self.batch = self.workload.synthetic_batch(self.workload.batch_size, torch.Generator().manual_seed(0))
         self.augmentation = torch.Generator(device=self.device).manual_seed(0)
         self.seconds(4)  # kernels built and pools filled before the first timing
@@ -102,16 +105,7 @@ class MachineFloor:
     def seconds(self, steps: int) -> float:
         started = time.perf_counter()
         for _ in range(steps):
-            training_step(
-                self.workload,
-                self.model,
-                self.optimizer,
-                self.schedule,
-                self.batch,
-                self.device,
-                self.augmentation,
-                mixed_precision(self.device),
-            )
+            training_step(self.workload, self.model, self.steps, self.batch, self.device, self.augmentation)
         synchronize(self.device)
         return time.perf_counter() - started
 

@@ -47,6 +47,7 @@ sys.path.insert(0, str(ROOT))
 
 import torch  # noqa: E402
 
+from benchmarks.runner.algorithm import Algorithm  # noqa: E402
 from benchmarks.runner.config import Device, RunConfig  # noqa: E402
 from benchmarks.runner.job import reference_run  # noqa: E402
 from benchmarks.runner.loop import mixed_precision, model_on, synchronize, training_step  # noqa: E402
@@ -131,11 +132,11 @@ def items_per_second(network: RealShapes, device: torch.device, batch_size: int 
     workload, batch = network.make(size, generator)
     model = model_on(workload, device)
     model.train()
-    optimizer, schedule = workload.build_optimizer(model, steps_per_epoch=100)
+    steps_taken = Algorithm.of(workload).start(workload, model, steps_per_epoch=100, autocast=mixed_precision(device))
     augmentation = torch.Generator(device=device).manual_seed(0)
 
     def step() -> None:
-        training_step(workload, model, optimizer, schedule, batch, device, augmentation, mixed_precision(device))
+        training_step(workload, model, steps_taken, batch, device, augmentation)
 
     for _ in range(2):
         step()

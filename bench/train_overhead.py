@@ -33,6 +33,7 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from benchmarks.algorithms.recipes import recipe_optimizer  # noqa: E402
 from benchmarks.runner.config import RunConfig  # noqa: E402
 from benchmarks.runner.data import Shard, batched, epoch_order  # noqa: E402
 from benchmarks.runner.loop import train_reference  # noqa: E402
@@ -77,7 +78,7 @@ def bare_images_per_second(task: str, recipe: str, data_dir: Path | None, epochs
     order = epoch_order(workload.train_size, seed=0, epoch=1, shard=Shard())
     groups = list(batched(workload.examples(order), workload.batch_size))
     batches = [workload.collate(group) for group in groups]
-    optimizer, schedule = workload.build_optimizer(model, len(batches))
+    optimizer, schedule = recipe_optimizer(workload, model, len(batches))
     generator = torch.Generator().manual_seed(0)
     model.train()
     started = None

@@ -1,11 +1,12 @@
 """Staff views: tasks and thresholds, submitters, submissions with their verdicts, entries (e.g. to withdraw one),
-each entry's hardware match, which staff can set or override by hand, and API tokens (to see and revoke)."""
+each entry's hardware match, which staff can set or override by hand, API tokens (to see and revoke), and the
+algorithm track's results (to see or delete; their figures come from their logs)."""
 
 from django.contrib import admin
 from django.utils import timezone
 from knox.models import AuthToken
 
-from leaderboard.models import Entry, HardwareMatch, Submission, Submitter, Task, TaskVersion
+from leaderboard.models import AlgorithmResult, Entry, HardwareMatch, Submission, Submitter, Task, TaskVersion
 
 
 class TaskVersionInline(admin.TabularInline):
@@ -119,3 +120,14 @@ class ApiTokenAdmin(admin.ModelAdmin):
 
     def has_change_permission(self, request, obj=None) -> bool:
         return False
+
+
+@admin.register(AlgorithmResult)
+class AlgorithmResultAdmin(admin.ModelAdmin):
+    list_display = ["id", "name", "suite", "ruleset", "source", "submitter", "geomean_speedup", "created_at"]
+    list_filter = ["suite", "ruleset", "source"]
+    search_fields = ["name"]
+    exclude = ["bundle_content", "curves"]
+    readonly_fields = [
+        field.name for field in AlgorithmResult._meta.fields if field.name not in ("id", "bundle_content", "curves")
+    ]

@@ -9,6 +9,10 @@ stops at the first evaluation that reaches the threshold of the task's current v
 time to accuracy is then read off the curve by the rules package's `first_crossing`, the same function
 that reads a submitted log. On the CPU, kernels are deterministic: a seed fixes the run's every step.
 
+A recipe is a workload paired with an algorithm (`benchmarks.algorithms.recipes`): the job builds the optimizer
+state with the algorithm's `init_optimizer_state` and takes each training step with its `update_params`, on the
+batches it reads, in its order, under its precision.
+
 The machine's load over the run (`benchmarks.runner.load`) is measured with it: a time measured while
 other work held the cores is not comparable.
 """
@@ -29,6 +33,7 @@ import numpy as np
 import torch
 from torch import nn
 
+from benchmarks.runner.algorithm import Algorithm, AlgorithmSteps
 from benchmarks.runner.config import Device, RunConfig
 from benchmarks.runner.data import FreshCount, Shard, epoch_batches, epoch_order, steps_per_epoch
 from benchmarks.runner.distributed import (
@@ -163,10 +168,11 @@ def train_reference(
     workload.check_data()  # a missing dataset is told before the warm-up, not minutes after
     batch_size = process_batch_size(workload.batch_size, processes)
     threshold = float(current_rules(config.task).threshold)
+    algorithm = Algorithm.of(workload, config.seed)  # imported off the clock
     with _deterministic(device):
         torch.manual_seed(config.seed)
         model = None if workload.model_needs_data else model_on(workload, device)
-        warmed = _warm_up(workload, model, device, batch_size=batch_size, steps=warm_up_steps)
+        warmed = _warm_up(workload, algorithm, model, device, batch_size=batch_size, steps=warm_up_steps)
         gc.collect()  # what earlier runs in this process left for the collector goes now, off the clock
         clock = TrainingClock(device)
         init_stop_unix_ms = unix_ms()
@@ -175,7 +181,9 @@ def train_reference(
         workload.load()
         model = model if model is not None else model_on(workload, device)
         trained = _data_parallel(model, processes, device)
-        run = _Run(config, workload, model, trained, device, processes, clock, progress, batch_size, threshold)
+        run = _Run(
+            config, workload, algorithm, model, trained, device, processes, clock, progress, batch_size, threshold
+        )
         evaluations = _train(run)
         machine = machine_load(load_at_start, load_snapshot())
     phases = Phases(init_start_unix_ms, init_stop_unix_ms, clock.started_unix_ms, warm_up_steps=warmed)
@@ -204,6 +212,7 @@ class _Run:
 
     config: RunConfig
     workload: Workload
+    algorithm: Algorithm
     model: nn.Module
     trained: nn.Module  # the model, or its data-parallel wrapper
     device: torch.device
@@ -228,7 +237,9 @@ class _Run:
         plain_per_epoch = steps_per_epoch(
             shard_size, batch_size=self.batch_size, echo_factor=1, echo_stage=config.echo_stage
         )
-        self.optimizer, self.schedule = self.workload.build_optimizer(self.trained, plain_per_epoch)
+        self.steps = self.algorithm.start(
+            self.workload, self.trained, steps_per_epoch=plain_per_epoch, autocast=mixed_precision(self.device)
+        )
         self.epochs = config.max_epochs or math.ceil(self.workload.epochs / config.echo_factor)
 
 
@@ -282,11 +293,8 @@ def _train_epoch(run: _Run, epoch: int, quality: float | None) -> tuple[int, tor
         rng=run.echo_rng,
         fresh=run.fresh,
     )
-    autocast = mixed_precision(run.device)
     for batch in batches:
-        loss = training_step(
-            run.workload, run.trained, run.optimizer, run.schedule, batch, run.device, run.augmentation, autocast
-        )
+        loss = training_step(run.workload, run.trained, run.steps, batch, run.device, run.augmentation)
         loss_sum += loss
         step += 1
         if run.progress is not None:
@@ -294,17 +302,17 @@ def _train_epoch(run: _Run, epoch: int, quality: float | None) -> tuple[int, tor
     return step, loss_sum
 
 
-def training_step(workload, trained, optimizer, schedule, batch, device, generator, autocast) -> torch.Tensor:
-    """One training step on a collated batch; returns its loss, detached."""
-    prepared = workload.prepare(batch, device, generator)
-    with autocast:
-        loss = workload.loss(trained, prepared)
-    optimizer.zero_grad(set_to_none=True)
-    loss.backward()
-    optimizer.step()
-    if schedule is not None:
-        schedule.step()
-    return loss.detach()
+def training_step(
+    workload: Workload,
+    trained: nn.Module,
+    steps: AlgorithmSteps,
+    batch: Any,
+    device: torch.device,
+    generator: torch.Generator,
+) -> torch.Tensor:
+    """One training step on a collated batch, prepared here and taken by the recipe's algorithm; returns its loss,
+    detached."""
+    return steps.update(trained, workload.prepare(batch, device, generator))
 
 
 def _device_setup(device: torch.device, processes: Processes) -> None:
@@ -339,14 +347,22 @@ def _deterministic(device: torch.device) -> Iterator[None]:
         torch.utils.deterministic.fill_uninitialized_memory = fill
 
 
-def _warm_up(workload: Workload, model: nn.Module | None, device: torch.device, *, batch_size: int, steps: int) -> int:
+def _warm_up(
+    workload: Workload,
+    algorithm: Algorithm,
+    model: nn.Module | None,
+    device: torch.device,
+    *,
+    batch_size: int,
+    steps: int,
+) -> int:
     """Training steps on made-up data before the clock starts, their effect then discarded.
 
     What a process pays once, not per run, is paid here, off the clock: torch imports its compiler stack
     the first time an optimizer is built (about 2 s), oneDNN (or cuDNN) builds its kernels for the
     batch's shapes on first use, the allocator fills its pools. The model's parameters and buffers are
-    put back, the optimizer is a throwaway and torch's random state is restored, so the run that follows
-    is the one it would have been without it. Returns the steps taken: none for a recipe whose model
+    put back, the algorithm's optimizer state is a throwaway and torch's random state is restored, so the
+    run that follows is the one it would have been without it. Returns the steps taken: none for a recipe whose model
     needs its data, or that makes up no batch (only the optimizer's imports are paid for then).
     """
     if model is None:
@@ -358,15 +374,15 @@ def _warm_up(workload: Workload, model: nn.Module | None, device: torch.device, 
     # The bare model, even under data parallelism: a second DDP wrapper would hook into its parameters twice,
     # and each process warms up on its own, with no collective to wait for.
     with torch.random.fork_rng(devices=[device] if device.type == "cuda" else []):
-        optimizer, schedule = workload.build_optimizer(model, max(1, steps))
+        algorithm_steps = algorithm.start(
+            workload, model, steps_per_epoch=max(1, steps), autocast=mixed_precision(device)
+        )
         taken = 0
         if batch is not None:
             model.train()
             augmentation = torch.Generator(device=device).manual_seed(0)
             for _ in range(steps):
-                training_step(
-                    workload, model, optimizer, schedule, batch, device, augmentation, mixed_precision(device)
-                )
+                training_step(workload, model, algorithm_steps, batch, device, augmentation)
                 taken += 1
     model.load_state_dict(state)
     model.zero_grad(set_to_none=True)

@@ -1,9 +1,13 @@
-"""What a reference recipe gives the training job: its data, model, optimizer, loss and evaluation.
+"""What a reference recipe gives the training job: its data, model, loss and evaluation, and the algorithm it is
+paired with.
 
-The job (`benchmarks.runner`) owns everything that is measured or that the board's rules decide:
-the clock, the epoch and step loop, the order examples are read in, data echoing, when to evaluate and
-when to stop, and the files written. A workload owns only what its recipe defines, so every recipe is
-timed by the same code.
+Each reference recipe is a workload paired with an algorithm, as AlgoPerf means the words: the workload (a
+`Workload` here) fixes the data, the model, the loss and the evaluation; the algorithm, the optimizer and its
+schedule, is a module behind AlgoPerf's functions in `benchmarks.algorithms.recipes`, named by the recipe's
+`algorithm`, its hyperparameters the recipe's settings (`config`). The job (`benchmarks.runner`) steps the recipe
+through that algorithm's `init_optimizer_state` and `update_params`, and owns everything that is measured or that
+the board's rules decide: the clock, the epoch and step loop, the order examples are read in, data echoing, mixed
+precision, when to evaluate and when to stop, and the files written. So every recipe is timed by the same code.
 
 The data path of one epoch, in order (data echoing may repeat items between stages):
 
@@ -51,13 +55,15 @@ class OnnxSignature:
 class Workload(ABC):
     """One recipe of one task. Subclasses set the class attributes and implement the methods.
 
-    `config` is the recipe's hyperparameters (`defaults`, with any `overrides` a test or a flag gives);
-    the run record keeps it whole. Every workload has at least `batch_size` and `epochs` (the length
-    of its schedule; `--max-epochs` may stop a run earlier but never squeezes the schedule).
+    `config` is the recipe's hyperparameters (`defaults`, with any `overrides` a test or a flag gives), its
+    algorithm's included; the run record keeps it whole. Every workload has at least `batch_size` and `epochs`
+    (the length of its schedule; `--max-epochs` may stop a run earlier but never squeezes the schedule).
     """
 
     task: ClassVar[str]
     recipe: ClassVar[str]
+    # The algorithm paired with the recipe: a module of `benchmarks.algorithms.recipes`, by name.
+    algorithm: ClassVar[str]
     defaults: ClassVar[Mapping[str, Any]]
     channels_last: ClassVar[bool] = False  # convert the model (and `prepare` its images) to channels_last
     # `build_model` reads what `load` found (ImageNet's class count, SQuAD's vocabulary): the model is then
@@ -122,14 +128,8 @@ class Workload(ABC):
         """A freshly initialised model, on the CPU (seeded by the job before the call)."""
 
     @abstractmethod
-    def build_optimizer(
-        self, model: nn.Module, steps_per_epoch: int
-    ) -> tuple[torch.optim.Optimizer, torch.optim.lr_scheduler.LRScheduler | None]:
-        """The optimizer and a scheduler stepped once per training step, over `epochs` epochs."""
-
-    @abstractmethod
     def loss(self, model: nn.Module, batch: Batch) -> torch.Tensor:
-        """The training loss of one prepared batch (the job runs backward and the optimizer)."""
+        """The training loss of one prepared batch (the recipe's algorithm runs backward and the optimizer)."""
 
     def evaluation_batches(self, batch_size: int) -> Iterator[tuple[torch.Tensor, torch.Tensor]]:
         """The evaluation set in its fixed order, preprocessed exactly as `evaluate` sees it, on the CPU, in

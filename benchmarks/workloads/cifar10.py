@@ -29,8 +29,6 @@ from benchmarks.networks.resnet164 import preact_resnet164
 from benchmarks.workloads.base import DatasetMissing, Workload
 from benchmarks.workloads.common import (
     cutout,
-    piecewise_constant,
-    piecewise_linear,
     random_crop_flip,
     top_k_accuracy,
 )
@@ -278,6 +276,7 @@ class ResNet9Cifar10(Cifar10Workload):
     """
 
     recipe = "resnet9"
+    algorithm = "cifar10_resnet9"
     mean = (0.4914, 0.4822, 0.4465)
     std = (0.2471, 0.2435, 0.2616)
     defaults = {
@@ -297,23 +296,6 @@ class ResNet9Cifar10(Cifar10Workload):
 
     def build_model(self) -> nn.Module:
         return ResNet9(num_classes=NUM_CLASSES)
-
-    def build_optimizer(
-        self, model: nn.Module, steps_per_epoch: int
-    ) -> tuple[torch.optim.Optimizer, torch.optim.lr_scheduler.LRScheduler]:
-        config, batch_size = self.config, self.batch_size
-        optimizer = torch.optim.SGD(
-            model.parameters(),
-            lr=float(config["lr_peak"]) / batch_size,
-            momentum=float(config["momentum"]),
-            nesterov=bool(config["nesterov"]),
-            weight_decay=float(config["weight_decay"]) * batch_size,
-        )
-        knots = (0.0, float(config["warmup_epochs"]), float(self.epochs))
-        scheduler = torch.optim.lr_scheduler.LambdaLR(
-            optimizer, lambda step: piecewise_linear(step / steps_per_epoch, knots, (0.0, 1.0, 0.0))
-        )
-        return optimizer, scheduler
 
     def loss(self, model: nn.Module, batch: Cifar10Batch) -> torch.Tensor:
         images, labels = batch
@@ -342,6 +324,7 @@ class ResNet164Cifar10(Cifar10Workload):
     """
 
     recipe = "resnet164"
+    algorithm = "cifar10_resnet164"
     mean = (0.4914, 0.4822, 0.4465)
     std = (0.2023, 0.1994, 0.2010)
     defaults = {
@@ -367,25 +350,6 @@ class ResNet164Cifar10(Cifar10Workload):
         """The epochs (from 0) where the learning rate changes: end of warm-up, then each decay."""
         decays = [math.ceil(float(fraction) * self.epochs) for fraction in self.config["lr_decay_at"]]
         return [int(self.config["warmup_epochs"]), *decays]
-
-    def build_optimizer(
-        self, model: nn.Module, steps_per_epoch: int
-    ) -> tuple[torch.optim.Optimizer, torch.optim.lr_scheduler.LRScheduler]:
-        config = self.config
-        lr = float(config["lr"])
-        optimizer = torch.optim.SGD(
-            model.parameters(),
-            lr=lr,
-            momentum=float(config["momentum"]),
-            weight_decay=float(config["weight_decay"]),
-        )
-        boundaries = self.lr_boundaries_epochs()
-        decay = float(config["lr_decay_factor"])
-        factors = [float(config["warmup_lr"]) / lr] + [decay**count for count in range(len(boundaries))]
-        scheduler = torch.optim.lr_scheduler.LambdaLR(
-            optimizer, lambda step: piecewise_constant(step // steps_per_epoch, boundaries, factors)
-        )
-        return optimizer, scheduler
 
     def loss(self, model: nn.Module, batch: Cifar10Batch) -> torch.Tensor:
         images, labels = batch

@@ -27,7 +27,7 @@ from torch import nn
 
 from benchmarks.networks.digits_cnn import DigitsCNN
 from benchmarks.workloads.base import Workload
-from benchmarks.workloads.common import piecewise_linear, random_crop, top_k_accuracy
+from benchmarks.workloads.common import random_crop, top_k_accuracy
 
 TEST_FRACTION = 0.25
 SPLIT_SEED = 0
@@ -64,6 +64,7 @@ def digits_split() -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
 class DigitsCNNWorkload(Workload):
     task = "digits"
     recipe = "cnn"
+    algorithm = "digits_cnn"
     channels_last = False  # 8x8 images: the layout makes no difference at this size
     inference_input_shape = IMAGE_SHAPE  # one item, as `evaluation_batches` gives it
     defaults = {
@@ -111,20 +112,6 @@ class DigitsCNNWorkload(Workload):
 
     def build_model(self) -> nn.Module:
         return DigitsCNN(width=self.config["width"], num_classes=NUM_CLASSES)
-
-    def build_optimizer(self, model, steps_per_epoch):
-        config = self.config
-        optimizer = torch.optim.SGD(
-            model.parameters(),
-            lr=1.0,  # the scheduler's factor is the learning rate itself
-            momentum=config["momentum"],
-            nesterov=True,
-            weight_decay=config["weight_decay"],
-        )
-        knots = (0, config["warmup_epochs"] * steps_per_epoch, self.epochs * steps_per_epoch)
-        values = (config["lr_peak"] / 10, config["lr_peak"], 0.0)
-        schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: piecewise_linear(step, knots, values))
-        return optimizer, schedule
 
     def loss(self, model, batch):
         images, labels = batch

@@ -48,7 +48,7 @@ from torch.utils.data import DataLoader, Dataset
 
 from benchmarks.networks.resnet50 import ResNet50
 from benchmarks.workloads.base import DatasetMissing, Workload
-from benchmarks.workloads.common import piecewise_constant, piecewise_linear, top_k_accuracy
+from benchmarks.workloads.common import top_k_accuracy
 
 IMAGE_SUFFIXES = frozenset({".jpeg", ".jpg", ".png"})  # compared lower-cased
 MEAN_RGB = (0.485, 0.456, 0.406)  # ImageNet's channel statistics, on the 0-1 scale
@@ -225,26 +225,12 @@ def normalize(images: torch.Tensor) -> torch.Tensor:
     return (images - mean) / std
 
 
-def learning_rate_factor(
-    step: int, steps_per_epoch: int, warmup_epochs: float, decay_epochs: Sequence[float], decay_factor: float
-) -> float:
-    """The learning rate at `step` (counted from 0) as a fraction of the peak: a linear ramp reaching the
-    peak at the last step of the warmup (so step 0 already moves), then `decay_factor` once for each of
-    `decay_epochs` reached.
-
-    Goyal et al. ramp from 0.1 to 0.1 * batch_size / 256, which at batch size 256 is no warmup at all;
-    like NVIDIA's and MLPerf's references, this ramps from near zero whatever the batch size.
-    """
-    warmup = piecewise_linear(step + 1, (0, warmup_epochs * steps_per_epoch), (0.0, 1.0))
-    decays = [decay_factor**count for count in range(len(decay_epochs) + 1)]
-    return warmup * piecewise_constant(step / steps_per_epoch, decay_epochs, decays)
-
-
 class ResNet50ImageNet(Workload):
     """ResNet-50 v1.5 on ImageNet, 90 epochs of SGD with warmup and step decay (module docstring)."""
 
     task = "imagenet"
     recipe = "resnet50"
+    algorithm = "imagenet_resnet50"
     channels_last = True
     model_needs_data = True  # the class count is the number of class folders found
     defaults: Mapping[str, Any] = {
@@ -364,36 +350,6 @@ class ResNet50ImageNet(Workload):
         if not self.classes:
             raise RuntimeError("imagenet/resnet50: load() the data before building the model (it counts the classes).")
         return ResNet50(num_classes=len(self.classes))
-
-    def build_optimizer(
-        self, model: nn.Module, steps_per_epoch: int
-    ) -> tuple[torch.optim.Optimizer, torch.optim.lr_scheduler.LRScheduler | None]:
-        config = self.config
-        norm_parameters = [
-            parameter
-            for module in model.modules()
-            if isinstance(module, nn.modules.batchnorm._BatchNorm)
-            for parameter in module.parameters(recurse=False)
-        ]
-        norm_ids = {id(parameter) for parameter in norm_parameters}
-        other_parameters = [parameter for parameter in model.parameters() if id(parameter) not in norm_ids]
-        optimizer = torch.optim.SGD(
-            [
-                {"params": other_parameters, "weight_decay": float(config["weight_decay"])},
-                {"params": norm_parameters, "weight_decay": float(config["norm_weight_decay"])},
-            ],
-            lr=float(config["learning_rate_per_256"]) * self.batch_size / 256,
-            momentum=float(config["momentum"]),
-            nesterov=bool(config["nesterov"]),
-        )
-        schedule = partial(
-            learning_rate_factor,
-            steps_per_epoch=steps_per_epoch,
-            warmup_epochs=float(config["warmup_epochs"]),
-            decay_epochs=tuple(config["decay_epochs"]),
-            decay_factor=float(config["decay_factor"]),
-        )
-        return optimizer, torch.optim.lr_scheduler.LambdaLR(optimizer, schedule)
 
     def loss(self, model: nn.Module, batch: tuple[torch.Tensor, torch.Tensor]) -> torch.Tensor:
         images, labels = batch

@@ -80,6 +80,7 @@ class BiDAFSquad(Workload):
 
     task = "squad"
     recipe = "bidaf"
+    algorithm = "squad_bidaf"
     model_needs_data = True  # the embedding tables are as large as the vocabulary read
     inference_answers = "spans"
     defaults = {
@@ -321,16 +322,6 @@ class BiDAFSquad(Workload):
         if len(self.pretrained_ids):
             model.load_word_vectors(self.pretrained_ids, self.pretrained_vectors)
         return model
-
-    def build_optimizer(
-        self, model: nn.Module, steps_per_epoch: int
-    ) -> tuple[torch.optim.Optimizer, torch.optim.lr_scheduler.LRScheduler | None]:
-        learning_rate = float(self.config["learning_rate"])
-        if self.config["optimizer"] == "adam":
-            optimizer: torch.optim.Optimizer = torch.optim.Adam(model.parameters(), lr=learning_rate)
-        else:
-            optimizer = torch.optim.Adadelta(model.parameters(), lr=learning_rate, rho=0.95, eps=1e-8)
-        return optimizer, torch.optim.lr_scheduler.LambdaLR(optimizer, lambda step: 1.0)
 
     def loss(self, model: nn.Module, batch: SquadBatch) -> torch.Tensor:
         start_logits, end_logits = model(*batch[:4])

@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from dawnboard.algorithms.results import SubmissionLogs, read_results
+from dawnboard.algorithms.results import FRAMEWORK_SUFFIX, SubmissionLogs, read_results
 from dawnboard.algorithms.scoring import Target, held_out_gated, performance_profiles, speedups
 from dawnboard.algorithms.suites import RULESETS, SuiteRules
 from dawnboard.algorithms.trial_log import STEP, TIME
@@ -69,11 +69,14 @@ def _zip_members(archive: bytes) -> dict[str, bytes]:
         with zipfile.ZipFile(io.BytesIO(archive)) as bundle:
             members = [member for member in bundle.infolist() if not member.is_dir()]
             _check_sizes(len(members), sum(member.file_size for member in members))
-            files = {}
+            files, unpacked = {}, 0
             for member in members:
                 if (member.external_attr >> 16) & 0o170000 == 0o120000:
                     raise _invalid(f"{member.filename}: a symbolic link; a bundle holds plain files.", member.filename)
-                files[_safe_path(member.filename)] = _read_capped(bundle.open(member), member.filename)
+                data = _read_capped(bundle.open(member), member.filename)
+                unpacked += len(data)  # the sizes a zip declares can lie: what is read counts
+                _check_sizes(len(members), unpacked)
+                files[_safe_path(member.filename)] = data
             return files
     except (zipfile.BadZipFile, zipfile.LargeZipFile, NotImplementedError, OSError) as error:
         raise _invalid(f"The zip archive cannot be read ({error}).", "bundle") from None
@@ -239,7 +242,11 @@ def _names(document: dict) -> tuple[str, str]:
 
 def _held_out(files: Mapping[str, bytes], folder: str, suite: SuiteRules) -> dict[str, str]:
     """The held-out variants the algorithm ran, at most one a base workload."""
-    ran = {path.split("/")[2] for path in files if path.startswith(folder + "/") and path.count("/") >= 3}
+    ran = {
+        FRAMEWORK_SUFFIX.sub("", path.split("/")[2])
+        for path in files
+        if path.startswith(folder + "/") and path.count("/") >= 3
+    }
     held_out = {variant: base for variant, base in suite.variants.items() if variant in ran}
     for base in set(held_out.values()):
         chosen = sorted(variant for variant, its_base in held_out.items() if its_base == base)

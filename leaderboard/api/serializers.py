@@ -142,6 +142,9 @@ class ApiEndpointsSerializer(serializers.Serializer):
     tasks = serializers.URLField()
     reference_runs = serializers.URLField()
     instances = serializers.URLField()
+    algorithm_results = serializers.URLField(help_text="POST a results bundle of the algorithm track.")
+    algorithm_result = serializers.CharField(help_text="With {id} to fill in.")
+    algorithm_board = serializers.CharField(help_text="With {suite} and {ruleset} to fill in.")
 
 
 class ApiRootSerializer(serializers.Serializer):

@@ -2,7 +2,8 @@
 
 `add_wide_entries` adds, to the DAWNBench CIFAR10 sample, a training and an inference entry whose hardware, model,
 team and link are as long as real ones get, and a digits inference entry measured by Dawnboard's harness (its page
-draws the latency histogram; on the home page digits' training boards stay empty); `add_crossing_entries` adds
+draws the latency histogram; on the home page digits' training boards stay empty) and a results bundle on the CPU
+suite's algorithm board, its algorithm's name as long as a bundle's may be; `add_crossing_entries` adds
 three training entries whose curves cross the threshold early, in the middle and at their last point. `pages`
 names every kind of page; `open_page` waits for what scripts draw. conftest's `wide_board`, `crossing_entries`
 and `sized` fixtures use them.
@@ -16,8 +17,12 @@ from io import StringIO
 
 from django.core.management import call_command
 
+from dawnboard.algorithms.bundles import bundle_archive
+from dawnboard.algorithms.suites import CPU_SUITE
 from leaderboard.models import Submission
 from leaderboard.services import Upload, submission_create
+from leaderboard.services.algorithms import algorithm_bundle_submit
+from tests.dawnboard.algorithms.bundle_fixtures import bundle, constant
 from tests.factories import entry_bytes, inference_document, training_log
 
 HEIGHT = 900
@@ -47,6 +52,7 @@ class WideBoard:
     inference_id: int
     other_train_id: int
     measured_id: int
+    algorithm_id: int
 
 
 def add_wide_entries(board, tmp_path) -> WideBoard:
@@ -72,7 +78,20 @@ def add_wide_entries(board, tmp_path) -> WideBoard:
         inference_id=inference_id,
         other_train_id=board.train_ids[0],
         measured_id=add_measured_entry(),
+        algorithm_id=add_algorithm_result(),
     )
+
+
+LONG_ALGORITHM = "schedule_free_adamw_with_warmup_and_decoupled_weight_decay_tuned_per_workload_by_quasi_random_search"
+
+
+def add_algorithm_result() -> int:
+    """A results bundle on the CPU suite's board, with the longest name a bundle may give its algorithm."""
+    suite = CPU_SUITE
+    fast = constant(dict.fromkeys(suite.base_workloads, 2.0))
+    slow = constant(dict.fromkeys(suite.base_workloads, 3.0))
+    upload = Upload("bundle.zip", bundle_archive(bundle(suite, fast, slow, name=LONG_ALGORITHM[:100])))
+    return algorithm_bundle_submit(bundle=upload, submitter=None).id
 
 
 def add_measured_entry() -> int:
@@ -133,6 +152,8 @@ def pages(wide: WideBoard) -> dict[str, str]:
             "submit": "/submit/",
             "not-found": NOT_FOUND,
             "api-docs": "/api/docs/",
+            "algorithms": "/algorithms/cpu/external/",
+            "algorithm": f"/algorithms/results/{wide.algorithm_id}/",
         }
     )
     return found
@@ -145,7 +166,7 @@ def site_pages(wide: WideBoard) -> dict[str, str]:
 
 def chart_pages(wide: WideBoard) -> dict[str, str]:
     """The pages that draw plotly charts: every kind of chart is on one of them."""
-    names = ("charts", "entry-train", "entry-measured", "compare")
+    names = ("charts", "entry-train", "entry-measured", "compare", "algorithms", "algorithm")
     return {name: path for name, path in pages(wide).items() if name in names}
 
 

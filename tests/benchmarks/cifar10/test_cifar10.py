@@ -14,6 +14,7 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
+from benchmarks.algorithms.recipes import recipe_optimizer
 from benchmarks.networks.resnet9 import ResNet9
 from benchmarks.networks.resnet164 import preact_resnet164
 from benchmarks.workloads import workload_class
@@ -287,7 +288,7 @@ def test_networks_give_one_logit_per_class(network, classes: int):
 
 
 def _learning_rates(workload, steps_per_epoch: int, steps: int) -> tuple[list[float], torch.optim.Optimizer]:
-    optimizer, scheduler = workload.build_optimizer(nn.Linear(2, 2), steps_per_epoch)
+    optimizer, scheduler = recipe_optimizer(workload, nn.Linear(2, 2), steps_per_epoch)
     rates = []
     for _ in range(steps):
         rates.append(optimizer.param_groups[0]["lr"])
@@ -315,7 +316,7 @@ def test_resnet9_per_example_update_equals_the_mean_loss_update(tiny_dir: Path):
     torch.manual_seed(0)
     model = nn.Sequential(nn.Flatten(), nn.Linear(3072, 10))
     reference = copy.deepcopy(model)
-    optimizer, scheduler = workload.build_optimizer(model, steps_per_epoch=1)
+    optimizer, scheduler = recipe_optimizer(workload, model, steps_per_epoch=1)
     mean_sgd = torch.optim.SGD(reference.parameters(), lr=0.0, momentum=0.9, nesterov=True, weight_decay=5e-4)
 
     def mean_loss(net: nn.Module, batch) -> torch.Tensor:
@@ -365,7 +366,7 @@ def test_two_training_steps_change_the_weights(tiny_dir: Path, recipe: type):
     workload = _loaded(recipe, tiny_dir)
     device = torch.device("cpu")
     model = workload.build_model().to(memory_format=torch.channels_last)
-    optimizer, scheduler = workload.build_optimizer(model, steps_per_epoch=5)
+    optimizer, scheduler = recipe_optimizer(workload, model, steps_per_epoch=5)
     generator = torch.Generator().manual_seed(0)
     before = [parameter.detach().clone() for parameter in model.parameters()]
     model.train()

@@ -13,6 +13,7 @@ import torch.nn.functional as F
 from PIL import Image
 from torch import nn
 
+from benchmarks.algorithms.recipes import recipe_optimizer
 from benchmarks.networks.resnet50 import Bottleneck, ResNet50
 from benchmarks.workloads.base import DatasetMissing
 from benchmarks.workloads.imagenet import ResNet50ImageNet, decode_center_square, random_resized_crop
@@ -269,7 +270,7 @@ def test_two_training_steps_change_the_parameters_with_a_finite_loss(tmp_path):
     torch.manual_seed(0)
     model = workload.build_model().to(memory_format=torch.channels_last)
     model.train()
-    optimizer, scheduler = workload.build_optimizer(model, steps_per_epoch=2)
+    optimizer, scheduler = recipe_optimizer(workload, model, steps_per_epoch=2)
     before = {name: parameter.detach().clone() for name, parameter in model.named_parameters()}
     examples = list(workload.examples([8, 1, 4, 0, 6, 2, 3, 5]))
     generator = seeded(0)
@@ -326,7 +327,7 @@ def test_evaluate_resnet50_gives_a_percentage(tmp_path):
 
 def learning_rates(workload: ResNet50ImageNet, steps_per_epoch: int, steps: int) -> list[float]:
     model = nn.Sequential(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4))
-    optimizer, scheduler = workload.build_optimizer(model, steps_per_epoch)
+    optimizer, scheduler = recipe_optimizer(workload, model, steps_per_epoch)
     rates = []
     for _ in range(steps):
         rates.append(optimizer.param_groups[0]["lr"])
@@ -351,7 +352,7 @@ def test_learning_rate_scales_with_the_batch_warms_up_for_five_epochs_and_steps_
 def test_batch_norm_scales_and_shifts_are_not_decayed():
     model = nn.Sequential(nn.Conv2d(3, 4, 3), nn.BatchNorm2d(4), nn.Flatten(), nn.LazyLinear(2))
     model(torch.zeros(1, 3, 5, 5))
-    optimizer, _ = ResNet50ImageNet(None).build_optimizer(model, steps_per_epoch=1)
+    optimizer, _ = recipe_optimizer(ResNet50ImageNet(None), model, steps_per_epoch=1)
     decay = {
         group["weight_decay"]: {id(parameter) for parameter in group["params"]} for group in optimizer.param_groups
     }

@@ -98,3 +98,26 @@ def test_the_run_s_sizes_are_kept_for_the_logs():
 @pytest.mark.parametrize("steps", [0, 2])
 def test_the_warm_up_takes_the_steps_asked_for(steps):
     assert train_reference(ONE_EPOCH, warm_up_steps=steps).phases.warm_up_steps == steps
+
+
+# Obtained from the unchanged job (commit 3f7dba9, before the recipes' optimizers became algorithms) on this project's
+# CPU VM, torch 2.13.0, one torch thread (as conftest.py sets it), with `train_reference(config)` and each
+# evaluation's `(step, quality, train_loss)`. A recipe stepped through its algorithm must give the same curve, to the
+# bit. (The echoed run's loss differs in its last digits on two threads, before and after alike.)
+PINNED_DIGITS_CURVES = [
+    (
+        RunConfig(task="digits", recipe="cnn", seed=0, max_epochs=2),
+        [(21, 62.0, 1.6001425243559337), (42, 95.77777777777777, 0.8151879083542597)],
+    ),
+    (  # echoing: the schedule counts the plain epoch's steps
+        RunConfig(task="digits", recipe="cnn", seed=0, max_epochs=1, echo_factor=2),
+        [(42, 88.44444444444444, 1.1734661828903925)],
+    ),
+]
+
+
+@pytest.mark.parametrize(("config", "curve"), PINNED_DIGITS_CURVES)
+def test_a_seeded_digits_run_gives_the_curve_it_gave_before_its_optimizer_became_an_algorithm(config, curve):
+    result = train_reference(config)
+
+    assert [(point.step, point.quality, point.train_loss) for point in result.evaluations] == curve

@@ -10,6 +10,7 @@ import pytest
 import torch
 from torch import nn
 
+from benchmarks.algorithms.recipes import recipe_optimizer
 from benchmarks.networks.bidaf import MASKED_LOGIT
 from benchmarks.workloads import workload_class
 from benchmarks.workloads.base import DatasetMissing
@@ -265,7 +266,7 @@ def test_training_steps_give_a_finite_loss_and_move_the_weights(data_dir, optimi
     workload = loaded(data_dir, optimizer=optimizer, learning_rate=learning_rate)
     torch.manual_seed(0)
     model = workload.build_model().train()
-    optimizer, scheduler = workload.build_optimizer(model, steps_per_epoch=3)
+    optimizer, scheduler = recipe_optimizer(workload, model, steps_per_epoch=3)
     before = [parameter.detach().clone() for parameter in model.parameters()]
     generator = torch.Generator().manual_seed(0)
     for step in range(2):

@@ -371,6 +371,8 @@ PUBLIC_OPERATIONS = {
     ("get", "/api/v1/pricing/instances/"),
     ("get", "/api/v1/pricing/instances/{id}/"),
     ("get", "/api/v1/reference-runs/{id}/"),
+    ("get", "/api/v1/algorithms/{suite}/{ruleset}/"),
+    ("get", "/api/v1/algorithms/results/{id}/"),
 }
 
 
