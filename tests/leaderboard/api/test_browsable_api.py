@@ -8,6 +8,7 @@ from rest_framework.test import APIClient
 
 from benchmarks.models import ReferenceRun
 from dawnboard.metrics import LEADERBOARD_METRICS
+from leaderboard.models import AlgorithmResult
 from pricing.models import InstanceType, Provider
 from tests.factories import inference_document
 from tests.leaderboard.api.helpers import json_bytes, submit
@@ -38,6 +39,9 @@ def addresses(api_client) -> dict[str, list[tuple[str, int, int]]]:
     run = ReferenceRun.objects.create(task_slug="digits", recipe="cnn", progress={"epoch": 1, "step": 3})
     provider, _ = Provider.objects.get_or_create(slug="browsable-cloud")
     instance = InstanceType.objects.create(provider=provider, name="gpu.small", accelerator="V100")
+    algorithm = AlgorithmResult.objects.create(
+        suite="cpu", ruleset="external", name="adamw", source=AlgorithmResult.Source.BUNDLE, times={}
+    )
     return {
         "api:root": [("/api/v1/", 200, 200)],
         "api:submission-create": [
@@ -75,6 +79,15 @@ def addresses(api_client) -> dict[str, list[tuple[str, int, int]]]:
         "pricing-api:instance-list": [
             ("/api/v1/pricing/instances/", 200, 200),
             ("/api/v1/pricing/instances/?accelerator=V100", 200, 200),
+        ],
+        "api:algorithm-result-create": [("/api/v1/algorithms/results/", 401, 405)],  # POST only
+        "api:algorithm-result": [
+            (f"/api/v1/algorithms/results/{algorithm.id}/", 200, 200),
+            (f"/api/v1/algorithms/results/{UNKNOWN_ID}/", 404, 404),
+        ],
+        "api:algorithm-board": [
+            ("/api/v1/algorithms/cpu/external/", 200, 200),
+            ("/api/v1/algorithms/nowhere/external/", 404, 404),
         ],
         "pricing-api:instance-detail": [
             (f"/api/v1/pricing/instances/{instance.id}/", 200, 200),
