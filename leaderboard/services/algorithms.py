@@ -86,7 +86,7 @@ def algoperf_results_import(*, root: Path, version: str, ruleset: str) -> list[A
                 files, workloads=workloads, studies=rules.studies, trials=rules.trials_per_study(ruleset), strict=False
             )
         except RejectedInput as rejection:
-            outcomes.append(AlgoperfImport(name, "rejected", None, {}, errors=[i.as_dict() for i in rejection.issues]))
+            outcomes.append(AlgoperfImport(name, "rejected", None, {}, errors=_code_and_message(rejection.issues)))
             continue
         logs = read.submissions.get(name, SubmissionLogs(name))
         accepted[name] = (logs, read.warnings, logs.times(targets, rules.studies, budgets), files)
@@ -112,8 +112,7 @@ def algoperf_results_import(*, root: Path, version: str, ruleset: str) -> list[A
             )  # fmt: skip
             outcomes.append(
                 AlgoperfImport(
-                    name, "accepted", profiles.score(name), _json_times(times),
-                    warnings=[issue.as_dict() for issue in warnings],
+                    name, "accepted", profiles.score(name), _json_times(times), warnings=_code_and_message(warnings),
                 )
             )  # fmt: skip
     return sorted(outcomes, key=lambda outcome: outcome.name)
@@ -139,6 +138,11 @@ def _files_of(root: Path, submission: str) -> dict[str, bytes]:
             if (trial / name).is_file():
                 files[f"{relative}/{name}"] = (trial / name).read_bytes()
     return files
+
+
+def _code_and_message(issues: list[Issue]) -> list[dict]:
+    """Issues as `import_algoperf --json` lists them: exactly a code and a message (the message names the file)."""
+    return [{"code": str(issue.code), "message": issue.message} for issue in issues]
 
 
 def _json_times(times: Mapping[str, float]) -> dict[str, float | None]:

@@ -134,6 +134,9 @@ def test_algoperf_s_published_results_are_scored_with_their_gaps_warned_of(tmp_p
     assert set(by_name["baseline"]) == {"name", "status", "score", "times", "errors", "warnings"}
     assert by_name["broken"]["status"] == "rejected" and by_name["broken"]["score"] is None
     assert [error["code"] for error in by_name["broken"]["errors"]] == ["submission_time_decreasing"]
+    assert all(
+        set(issue) == {"code", "message"} for item in by_name.values() for issue in item["errors"] + item["warnings"]
+    )
     assert by_name["baseline"]["score"] == pytest.approx(1.0) and by_name["baseline"]["warnings"] == []
     gappy = by_name["gappy"]
     assert sorted({warning["code"] for warning in gappy["warnings"]}) == [
