@@ -59,6 +59,16 @@ def duration(seconds: Number | None, *, tenths: bool = True) -> str:
     return f"{hours}:{minutes:02d}:{whole_seconds:02d}"
 
 
+def timed_seconds(seconds: Number | None) -> str:
+    """A trial's timed seconds: under a minute to three significant figures ("0.0406 s", "30.3 s": the algorithm
+    track's small workloads are reached in fractions of a second), else h:mm:ss as `duration`."""
+    if _missing(seconds):
+        return ""
+    if float(seconds) < SECONDS_PER_MINUTE:
+        return f"{significant(seconds, 3)} s"
+    return duration(seconds)
+
+
 SUPERSCRIPT = str.maketrans("-0123456789", "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079")
 SMALLEST_PLAIN_USD = 1e-5  # below it (a cost per item), a dollar figure is written times a power of ten
 

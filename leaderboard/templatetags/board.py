@@ -49,6 +49,12 @@ def hms(seconds) -> str:
 
 
 @register.filter
+def timed(seconds) -> str:
+    """A trial's timed seconds (the algorithm track): "0.0406 s" under a minute, else h:mm:ss."""
+    return display.timed_seconds(seconds)
+
+
+@register.filter
 def percent_of_one(value) -> str:
     """A fraction as a percentage, two significant figures (a coefficient of variation)."""
     return display.share(value)

@@ -38,6 +38,14 @@ def test_duration_ticks_can_leave_the_tenths_off():
 
 
 @pytest.mark.parametrize(
+    ("seconds", "text"),
+    [(0.040575, "0.0406 s"), (0.5, "0.500 s"), (30.32, "30.3 s"), (59.99, "60.0 s"), (4523.0, "1:15:23"), (None, "")],
+)
+def test_a_trial_s_timed_seconds_keep_three_figures_under_a_minute(seconds, text):
+    assert display.timed_seconds(seconds) == text
+
+
+@pytest.mark.parametrize(
     ("value", "text"),
     [
         (14.4245778144, "$14.42"),
