@@ -23,13 +23,13 @@ from types import ModuleType
 from typing import Any
 
 from benchmarks.algorithms.runner import TrialResult, run_trial
-from benchmarks.algorithms.workloads import WORKLOADS, build_workload, workload_class
+from benchmarks.algorithms.workloads import build_workload, workload_class
 from dawnboard.algorithms.scoring import held_out_gated, performance_profiles, speedups, study_time, workload_time
 from dawnboard.algorithms.search_space import SearchSpace
-from dawnboard.algorithms.suites import GPU_SUITE
+from dawnboard.algorithms.suites import SELF_TUNING_RUNTIME_FACTOR
+from dawnboard.algorithms.suites import SUITES as SUITE_RULES
 
-SUITES = {"cpu": tuple(WORKLOADS), "gpu": tuple(GPU_SUITE.base_workloads)}
-SELF_TUNING_BUDGET = 1.5
+SUITES = {name: tuple(rules.base_workloads) for name, rules in SUITE_RULES.items()}
 
 
 @dataclass(frozen=True)
@@ -45,7 +45,7 @@ class Tuning:
 
     @property
     def budget_factor(self) -> float:
-        return SELF_TUNING_BUDGET if self.ruleset == "self" else 1.0
+        return SELF_TUNING_RUNTIME_FACTOR if self.ruleset == "self" else 1.0
 
 
 @dataclass(frozen=True)

@@ -29,6 +29,7 @@ from benchmarks.algorithms import spec
 from benchmarks.networks.char_transformer import CharTransformer
 from benchmarks.networks.digits_cnn import DigitsCNN
 from benchmarks.workloads.digits import digits_split
+from dawnboard.algorithms.suites import CPU_SUITE
 
 SPLIT_SEED = 0
 VALIDATION_FRACTION = 0.25
@@ -344,13 +345,15 @@ class FriedmanMLPWideWorkload(FriedmanMLPWorkload):
 
 
 # Held-out variants (AlgoPerf v0.5): never tuned on; one is sampled by seed for each base workload that has some,
-# and the base workload's time counts only if the same trials reach the variant's target too.
-HELD_OUT: dict[str, tuple[type[InMemoryWorkload], ...]] = {
-    "madelon_mlp": (MadelonMLPTanhWorkload, MadelonMLPLayerNormWorkload),
-    "friedman_mlp": (FriedmanMLPWideWorkload,),
-}
+# and the base workload's time counts only if the same trials reach the variant's target too. Which base each
+# variant belongs to is the suite's rule (`CPU_SUITE`); here are their classes.
 VARIANTS: dict[str, type[InMemoryWorkload]] = {
-    variant.name: variant for group in HELD_OUT.values() for variant in group
+    variant.name: variant for variant in (MadelonMLPTanhWorkload, MadelonMLPLayerNormWorkload, FriedmanMLPWideWorkload)
+}
+HELD_OUT: dict[str, tuple[type[InMemoryWorkload], ...]] = {
+    base: tuple(VARIANTS[name] for name in CPU_SUITE.variants_of(base))
+    for base in CPU_SUITE.base_workloads
+    if CPU_SUITE.variants_of(base)
 }
 
 

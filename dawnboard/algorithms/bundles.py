@@ -25,7 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from dawnboard.algorithms.results import FRAMEWORK_SUFFIX, SubmissionLogs, read_results
+from dawnboard.algorithms.results import FRAMEWORK_SUFFIX, TRIAL_PATH, SubmissionLogs, read_results
 from dawnboard.algorithms.scoring import Target, held_out_gated, performance_profiles, speedups
 from dawnboard.algorithms.suites import RULESETS, SuiteRules
 from dawnboard.algorithms.trial_log import STEP, TIME
@@ -189,7 +189,7 @@ def judge_bundle(files: Mapping[str, bytes], suites: Mapping[str, SuiteRules]) -
         ours, workloads=workloads, studies=suite.studies, trials=suite.trials_per_study(ruleset), strict=True
     ).submissions
     targets = {name: suite.workload(name).target for name in workloads}
-    budgets = {name: suite.budget_s(name, ruleset) for name in workloads}
+    budgets = suite.budgets_s(ruleset)
     times = logs[folders["algorithm"]].times(targets, suite.studies, budgets)
     reference_times = logs[folders["reference"]].times(targets, suite.studies, budgets)
     profiles = performance_profiles(
@@ -243,9 +243,9 @@ def _names(document: dict) -> tuple[str, str]:
 def _held_out(files: Mapping[str, bytes], folder: str, suite: SuiteRules) -> dict[str, str]:
     """The held-out variants the algorithm ran, at most one a base workload."""
     ran = {
-        FRAMEWORK_SUFFIX.sub("", path.split("/")[2])
+        FRAMEWORK_SUFFIX.sub("", match["workload"])
         for path in files
-        if path.startswith(folder + "/") and path.count("/") >= 3
+        if (match := TRIAL_PATH.match(path)) is not None and match["submission"] == folder
     }
     held_out = {variant: base for variant, base in suite.variants.items() if variant in ran}
     for base in set(held_out.values()):

@@ -14,6 +14,7 @@ from dawnboard.algorithms.scoring import Target
 from dawnboard.rules import current_rules
 
 RULESETS = ("external", "self")
+SELF_TUNING_RUNTIME_FACTOR = 1.5  # Dawnboard's suites: self-tuning's budget, as a multiple of external tuning's
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,10 @@ class SuiteRules:
     def budget_s(self, name: str, ruleset: str) -> float:
         return self.workload(name).max_runtime_s * self.runtime_factor(ruleset)
 
+    def budgets_s(self, ruleset: str) -> dict[str, float]:
+        """Every workload's budget under `ruleset`, by name."""
+        return {workload.name: self.budget_s(workload.name, ruleset) for workload in self.workloads}
+
 
 def _cpu(name: str, metric: str, value: float, runtime_s: float, eval_period_s: float, **kwargs) -> WorkloadRules:
     higher = metric.endswith("accuracy")
@@ -113,7 +118,7 @@ CPU_SUITE = SuiteRules(
     ),
     studies=3,
     trials=5,
-    self_tuning_runtime_factor=1.5,
+    self_tuning_runtime_factor=SELF_TUNING_RUNTIME_FACTOR,
 )
 
 
@@ -146,7 +151,7 @@ GPU_SUITE = SuiteRules(
     ),
     studies=3,
     trials=5,
-    self_tuning_runtime_factor=1.5,
+    self_tuning_runtime_factor=SELF_TUNING_RUNTIME_FACTOR,
     scored_variants=False,
 )
 

@@ -7,6 +7,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.db.models import Count
+
 from dawnboard.algorithms.algoperf_versions import ALGOPERF_VERSIONS
 from dawnboard.algorithms.boards import Board, ScoredResult, score_board
 from dawnboard.algorithms.suites import SUITES, SuiteRules
@@ -33,9 +35,10 @@ class BoardSummary:
 
 def algorithm_boards() -> list[BoardSummary]:
     """Every board that has results, Dawnboard's suites first, then AlgoPerf's versions."""
-    counts: dict[tuple[str, str], int] = {}
-    for suite, ruleset in AlgorithmResult.objects.values_list("suite", "ruleset"):
-        counts[(suite, ruleset)] = counts.get((suite, ruleset), 0) + 1
+    counts = {
+        (row["suite"], row["ruleset"]): row["results"]
+        for row in AlgorithmResult.objects.values("suite", "ruleset").annotate(results=Count("id")).order_by()
+    }
     order = [*SUITES, *(rules.name for rules in ALGOPERF_VERSIONS.values())]
     return [
         BoardSummary(suite, ruleset, count)

@@ -78,7 +78,7 @@ def algoperf_results_import(*, root: Path, version: str, ruleset: str) -> list[A
     rules = ALGOPERF_VERSIONS[version]
     workloads = [workload.name for workload in rules.workloads]
     targets = rules.targets()
-    budgets = {name: rules.budget_s(name, ruleset) for name in workloads}
+    budgets = rules.budgets_s(ruleset)
     outcomes, accepted = [], {}
     for name, files in sorted(_submission_trees(root).items()):
         try:
