@@ -52,6 +52,7 @@ class ErrorCode(StrEnum):
     INVALID_URL = "invalid_url"
     DUPLICATE_SUBMISSION = "duplicate_submission"
     LOG_ALREADY_SUBMITTED = "log_already_submitted"
+    UNKNOWN_REPRODUCED_ENTRY = "unknown_reproduced_entry"
     JUDGING_FAILED = "judging_failed"
     # MLPerf Training results (`:::MLLOG` logs, results trees, result sets): see dawnboard/formats/mllog and
     # dawnboard/validation/mlperf.py.
@@ -159,6 +160,8 @@ ERROR_DESCRIPTIONS = {
     "fields as published, the log's bytes).",
     ErrorCode.LOG_ALREADY_SUBMITTED: "The log (its bytes, or its rows up to the threshold as read) is already on the "
     "board under another submitter's entry.",
+    ErrorCode.UNKNOWN_REPRODUCED_ENTRY: "The entry's `reproduces` names no other accepted training entry of its task "
+    "(by id, or by DAWNBench file stem).",
     ErrorCode.JUDGING_FAILED: "The submission could not be judged after several tries; submit it again.",
     ErrorCode.MALFORMED_RECORD: "An MLPerf log line's text after `:::MLLOG ` is not one JSON object with a string "
     "key, a value and a time_ms (and, when present, an object as metadata).",

@@ -26,6 +26,7 @@ from dawnboard.mllog_records import MllogLog
 from dawnboard.rounds import TrainingRound, round_named
 from dawnboard.rules import MLPERF_VERSION_PREFIX, LogFormat, RulesCatalog, Track
 from dawnboard.validation import IngestRejection, IngestResult, validate_submission
+from dawnboard.validation.convergence import compliance_verdict, rcp_verdict
 from dawnboard.validation.mlperf import SetVerdict, judge_result_set
 from dawnboard.validation.mlperf_entry import mlperf_ingest_result
 
@@ -168,7 +169,15 @@ def validate_mllog_files(
         scaling_factor=scaling_factor,
         warnings=system_warnings,
     )
-    return mlperf_ingest_result(verdict, rules=rules, system=system, logs=[log for _, log in runs])
+    result = mlperf_ingest_result(verdict, rules=rules, system=system, logs=[log for _, log in runs])
+    if not result.accepted:
+        return result
+    files = [(name, data) for name, data in logs]
+    return replace(
+        result,
+        compliance=compliance_verdict(files, ruleset=training_round.ruleset),
+        convergence=rcp_verdict(files, ruleset=training_round.ruleset, benchmark=rules.benchmark),
+    )
 
 
 def _system_description(system_json: bytes | None) -> tuple[dict, list[Issue]]:

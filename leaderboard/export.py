@@ -11,6 +11,7 @@ from collections.abc import Iterable, Iterator
 FORMULA_TRIGGERS = ("=", "+", "-", "@", "\t", "\r")
 EXPORT_COLUMNS = [
     "rank", "value", "unit", "model", "team", "hardware", "framework", "date", "entry_id", "code_url", "submitter",
+    "verification",
 ]  # fmt: skip
 
 
@@ -18,7 +19,7 @@ def export_record(row, *, unit: str) -> list:
     """A board row (`selectors.BoardRow`) as the cells of `EXPORT_COLUMNS`."""
     return [
         row.rank, row.value, unit, row.model, row.team, row.hardware, row.framework,
-        row.date.isoformat(), row.entry_id, row.code_url, row.submitter,
+        row.date.isoformat(), row.entry_id, row.code_url, row.submitter, row.verification,
     ]  # fmt: skip
 
 

@@ -15,6 +15,7 @@ from django import forms
 from django.http import QueryDict
 
 from dawnboard.metrics import LEADERBOARD_METRICS, TRAINING_TIME
+from dawnboard.verification import Evaluated, verification_levels_asked
 from leaderboard.selectors import COST_AT, LATENCY_STATS, MEAN_LATENCY, SINGLE_STREAM_COST, SORTABLE_COLUMNS, BoardView
 
 ASCII_DIGITS = re.compile(r"[0-9]+")
@@ -68,6 +69,18 @@ class BoardForm(QueryForm):
         choices=[(slug, stat.label) for slug, stat in LATENCY_STATS.items()], required=False
     )
     cost_at = forms.ChoiceField(choices=[(slug, cost.label) for slug, cost in COST_AT.items()], required=False)
+    verification = forms.CharField(required=False, max_length=200)
+    evaluated = forms.ChoiceField(choices=[(kind.value, kind.value) for kind in Evaluated], required=False)
+
+    def clean_verification(self) -> str:
+        """One level or several, comma-separated (dawnboard.verification), kept as given in the canonical order."""
+        value = self.cleaned_data["verification"]
+        if not value:
+            return ""
+        try:
+            return ",".join(verification_levels_asked(value))
+        except ValueError as error:
+            raise forms.ValidationError(str(error), code="invalid_verification") from None
 
     def board_view(self) -> BoardView:
         """The view asked for; fields that did not validate fall back to their defaults."""
@@ -85,6 +98,8 @@ class BoardForm(QueryForm):
             latency_stat=data.get("latency_stat", MEAN_LATENCY.slug),
             version=data.get("version", ""),
             cost_at=data.get("cost_at", SINGLE_STREAM_COST.slug),
+            verification=tuple(data["verification"].split(",")) if data.get("verification") else (),
+            evaluated=data.get("evaluated", ""),
         )
 
 

@@ -12,6 +12,9 @@ from django.db.models import F, Q
 from dawnboard.metrics import LEADERBOARD_METRICS
 from dawnboard.rules import Scale, Track
 from dawnboard.scoring.runs import Spread
+from dawnboard.verification import VERIFICATION_LEVELS, Evaluated, Verification
+
+VERIFICATION_CHOICES = [(level.value, level.value) for level in Verification]
 
 TRACK_CHOICES = [(track.value, track.label) for track in Track]
 
@@ -278,6 +281,30 @@ class Entry(models.Model):
     time_coefficient_of_variation = models.FloatField(null=True, blank=True)
     time_interval_low_seconds = models.FloatField(null=True, blank=True)
     time_interval_high_seconds = models.FloatField(null=True, blank=True)
+    # How far to trust it (dawnboard.verification): its level, derived from what the site knows of it and kept
+    # current by leaderboard.services.verification; the verdicts behind it, as their domain functions give them.
+    verification = models.CharField(
+        max_length=20, choices=VERIFICATION_CHOICES, default=Verification.SELF_REPORTED.value
+    )
+    reproduction = models.JSONField(
+        null=True, blank=True, help_text="The verdict of its reproductions (dawnboard.verification); none: none."
+    )
+    compliance = models.JSONField(null=True, blank=True, help_text="MLCommons' compliance checker on its MLPerf logs.")
+    convergence = models.JSONField(
+        null=True,
+        blank=True,
+        help_text="Convergence plausibility: MLCommons' RCP check (MLPerf sets), or against our reference runs.",
+    )
+    # Threshold sensitivity, from its logs as read (dawnboard.scoring.sensitivity): its score at each shifted
+    # threshold by shift key (None: not reached), and whether its crossing is a single evaluation above it.
+    threshold_shift_seconds = models.JSONField(null=True, blank=True)
+    single_crossing = models.BooleanField(default=False)
+    # What it says was evaluated (dawnboard.verification.evaluation_statement).
+    evaluation_split = models.CharField(max_length=500, blank=True)
+    evaluation_exclusions = models.CharField(max_length=1100, blank=True)
+    evaluated = models.CharField(
+        max_length=20, choices=[(kind.value, kind.value) for kind in Evaluated], default=Evaluated.UNSTATED.value
+    )
     created_at = models.DateTimeField(auto_now_add=True)
 
     objects = EntryQuerySet.as_manager()
@@ -312,12 +339,14 @@ class Entry(models.Model):
             models.CheckConstraint(condition=Q(queries_per_second__gt=0), name="server_rate_positive"),
             models.CheckConstraint(condition=Q(cost_per_hour_usd__gte=0), name="cost_per_hour_not_negative"),
             models.CheckConstraint(condition=Q(accuracy__gte=0), name="accuracy_not_negative"),
+            models.CheckConstraint(condition=Q(verification__in=VERIFICATION_LEVELS), name="entry_verification_known"),
         ]
-        # One index per board, in the board's own order (value, then date, then id) and holding the accuracy
-        # it is filtered by: a board's count, a window deep into it and a rank are read off the index alone.
+        # One index per board, in the board's own order (value, then date, then id) and holding the accuracy and
+        # the verification level it is filtered by: a board's count, a window deep into it and a rank are read off
+        # the index alone.
         indexes = [
             models.Index(
-                fields=["task_version", "track", field, "date", "id", "accuracy"],
+                fields=["task_version", "track", field, "date", "id", "accuracy", "verification"],
                 condition=Q(status="accepted"),
                 name=name,
             )
@@ -521,6 +550,7 @@ class EntryCatalogCost(models.Model):
     track = models.CharField(max_length=10, choices=TRACK_CHOICES)
     date = models.DateField()
     accuracy = models.FloatField()
+    verification = models.CharField(max_length=20, default=Verification.SELF_REPORTED.value)
     catalog_at_submission_usd = models.DecimalField(max_digits=36, decimal_places=20, null=True, blank=True)
     catalog_today_usd = models.DecimalField(max_digits=36, decimal_places=20, null=True, blank=True)
     spot_today_usd = models.DecimalField(max_digits=36, decimal_places=20, null=True, blank=True)
@@ -535,7 +565,7 @@ class EntryCatalogCost(models.Model):
     class Meta:
         indexes = [
             models.Index(
-                fields=["task_version", "track", field, "date", "entry", "accuracy"],
+                fields=["task_version", "track", field, "date", "entry", "accuracy", "verification"],
                 condition=Q(**{f"{field}__isnull": False}),
                 name=name,
             )

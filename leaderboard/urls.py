@@ -10,6 +10,7 @@ urlpatterns = [
     path("tasks/<slug:slug>/export.csv", views.task_export, {"file_format": "csv"}, name="task-export-csv"),
     path("tasks/<slug:slug>/export.json", views.task_export, {"file_format": "json"}, name="task-export-json"),
     path("tasks/<slug:slug>/charts/", views.task_charts, name="task-charts"),
+    path("tasks/<slug:slug>/sensitivity/", views.task_sensitivity, name="task-sensitivity"),
     path("entries/<int:pk>/", views.entry_detail, name="entry"),
     path("entries/<int:pk>/files/<str:role>/", views.entry_file, name="entry-file"),
     path("compare/", views.compare, name="compare"),

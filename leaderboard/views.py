@@ -24,13 +24,17 @@ from dawnboard.metrics import (
 )
 from dawnboard.rules import Track
 from dawnboard.scoring import hours_of
+from dawnboard.scoring.sensitivity import point_of
+from dawnboard.verification import Evaluated, Verification
 from leaderboard import charts, selectors
+from leaderboard.charts.sensitivity import sensitivity_figure
 from leaderboard.downloads import attachment_disposition, file_download
 from leaderboard.export import EXPORT_COLUMNS, csv_lines, export_record, json_document_lines
 from leaderboard.forms import AsOfForm, BoardForm, CompareForm, TaskPageForm
 from leaderboard.models import Entry, SubmittedFile, TaskVersion
 from leaderboard.page_cache import cached_page
 from leaderboard.selectors.charts import board_charts
+from leaderboard.selectors.sensitivity import task_sensitivity as task_sensitivity_of
 
 PAGE_SIZE = 50
 BOARD_COLUMNS = [
@@ -75,6 +79,8 @@ def task_detail(request, slug: str):
         "costs_at": selectors.COST_AT.values(),
         "cost_at_query": _query_without(request, "page", "cost_at"),
         "columns": _board_columns(view),
+        "verification_levels": list(Verification),
+        "evaluated_kinds": list(Evaluated),
     }
     response = render(request, "leaderboard/task.html", context)
     if page.number != form.page_number():  # past the end: the last page, under a key of its own; keep it out
@@ -200,6 +206,28 @@ def task_charts(request, slug: str):
     ]
     context = {"version": version, "task": version.task, "form": form, "sections": sections, "records": records}
     return render(request, "leaderboard/charts.html", context)
+
+
+@cached_page(per_task=True)
+def task_sensitivity(request, slug: str):
+    """How the task's training board moves when its threshold moves (`leaderboard.selectors.sensitivity`)."""
+    try:
+        found = task_sensitivity_of(task_slug=slug)
+    except selectors.UnknownLeaderboard:
+        raise Http404("No task has this name.") from None
+    rules = selectors.rules_of(found.version)
+    shifts = [shift.as_dict() for shift in found.sensitivity.shifts]
+    context = {
+        "version": found.version,
+        "task": found.version.task,
+        "sensitivity": found.sensitivity,
+        "shifts": shifts,
+        "without_shifts": found.without_shifts,
+        "models": found.models,
+        "point": point_of(rules.scale),
+        "figure": figure_json_text(sensitivity_figure(shifts, point_label=f"points of {rules.scale.value}")),
+    }
+    return render(request, "leaderboard/sensitivity.html", context)
 
 
 @cached_page(query=CompareForm)

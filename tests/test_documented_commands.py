@@ -102,6 +102,7 @@ QUICK: dict[str, Quick] = {
     ): Quick(prints=("post-processed",)),
     # A fresh database got the bundled catalog when it migrated: "a reload of an unchanged file ... says so".
     ".venv/bin/python manage.py load_prices pricing/data/prices.csv": Quick(prints=("Nothing changed",)),
+    ".venv/bin/python manage.py verify_entries --logs": Quick(prints=("entries verified;", "moved level")),
     ".venv/bin/python manage.py resolve_hardware": Quick(prints_with_real_sample=("31 of 52 entries resolve",)),
     ".venv/bin/python manage.py run_reference digits --runs 2 --out runs/example": Quick(
         prints=("reached the threshold", "median")

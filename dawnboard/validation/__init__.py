@@ -37,6 +37,7 @@ from dawnboard.scoring import (
     training_cost_usd,
 )
 from dawnboard.scoring.runs import Spread, score_of_runs, spread_of_runs
+from dawnboard.scoring.sensitivity import RunShifts, run_shifts
 from dawnboard.validation.entry import EntryDocument, check_entry
 from dawnboard.validation.log import check_training_log
 
@@ -74,6 +75,8 @@ class RunResult:
     log_rows_sha256: str = ""
     errors: list[Issue] = field(default_factory=list)
     hours: Decimal | None = None  # the time to accuracy exactly as the log wrote it, for exact costs
+    # Its times at the shifted thresholds, from every row of its log (None: its log was refused).
+    shifts: RunShifts | None = None
 
     @property
     def time_to_accuracy_seconds(self) -> float | None:
@@ -95,6 +98,10 @@ class IngestResult:
     # An inference entry's MLPerf LoadGen test, read from its logs by `dawnboard.ingest` (a
     # `dawnboard.formats.loadgen.LoadGenTest`: the formats sit beside validation, which never imports them).
     loadgen: Any = None
+    # An MLPerf set's checks by MLCommons' own tools (`dawnboard.validation.convergence`): its compliance checker's
+    # verdict and its reference convergence points' (RCP). None for other entries.
+    compliance: Any = None
+    convergence: Any = None
     accepted = True
 
     def __post_init__(self) -> None:
@@ -252,6 +259,9 @@ def _judge_run(log: LogSource, rules: TaskRules, *, position: int, several: bool
         issues = [_in_file(issue, file_field) for issue in rejected.issues]
         return RunResult(position=position, status=RunStatus.REJECTED, errors=issues), []
     warnings = [_in_file(issue, file_field) for issue in reading.warnings + curve_warnings]
+    shifts = run_shifts(
+        training_log.hours, training_log.metric, rules.threshold, rules.scale, higher_is_better=rules.higher_is_better
+    )
     crossing = first_crossing(training_log.metric, float(rules.threshold))
     if crossing is None:
         failure = _in_file(_threshold_not_reached(training_log, rules), file_field)
@@ -263,6 +273,7 @@ def _judge_run(log: LogSource, rules: TaskRules, *, position: int, several: bool
             curve=_curve(training_log, len(training_log) - 1),
             log_row_count=len(training_log),
             errors=[failure],
+            shifts=shifts,
         ), warnings
     return RunResult(
         position=position,
@@ -272,6 +283,7 @@ def _judge_run(log: LogSource, rules: TaskRules, *, position: int, several: bool
         log_row_count=len(training_log),
         log_rows_sha256=training_log.rows_sha256(through=crossing),
         hours=shortest_decimal(training_log.hours[crossing]),
+        shifts=shifts,
     ), warnings
 
 

@@ -20,12 +20,24 @@ from dawnboard.errors import ErrorCode, Issue, IssueCounter, WarningCode, listed
 from dawnboard.links import is_web_link
 from dawnboard.rules import FRACTION, TaskRules, Track
 from dawnboard.scoring import inference_cost_usd_per_item
+from dawnboard.verification import (
+    EVALUATION_EXCLUSIONS_FIELD,
+    EVALUATION_SPLIT_FIELD,
+    USED_BLACKLIST_FIELD,
+    EvaluationStatement,
+    evaluation_statement,
+)
 
 REQUIRED_TEXT_FIELDS = ("version", "author", "authorEmail", "framework", "model", "hardware", "timestamp")
-OPTIONAL_TEXT_FIELDS = ("codeURL", "commitHash", "logFilename")
+OPTIONAL_TEXT_FIELDS = ("codeURL", "commitHash", "logFilename", EVALUATION_SPLIT_FIELD, EVALUATION_EXCLUSIONS_FIELD)
 OPTIONAL_NUMBER_FIELDS = ("costPerHour",)
 INFERENCE_NUMBER_FIELDS = ("latency", "cost")
-KNOWN_FIELDS = frozenset(REQUIRED_TEXT_FIELDS + OPTIONAL_TEXT_FIELDS + OPTIONAL_NUMBER_FIELDS + ("misc",))
+# `reproduces`: the entry a submitter's entry reproduces (its id on this board, or a DAWNBench file stem). DAWNBench's
+# `usedBlacklist` is read wherever sent, documented by ImageNet's version alone (`TaskRules.documented_fields`).
+REPRODUCES_FIELD = "reproduces"
+KNOWN_FIELDS = frozenset(
+    REQUIRED_TEXT_FIELDS + OPTIONAL_TEXT_FIELDS + OPTIONAL_NUMBER_FIELDS + ("misc", REPRODUCES_FIELD)
+)
 # Year-month-day in ASCII digits; without zero padding (2019-6-27) it is read, with a warning.
 DATE_PATTERN = re.compile(r"^([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})$")
 COST_TOLERANCE = Decimal("0.01")
@@ -61,6 +73,8 @@ class EntryDocument:
     misc: Any = None
     extra_fields: dict = field(default_factory=dict)
     claimed: dict = field(default_factory=dict)
+    evaluation: EvaluationStatement = field(default_factory=EvaluationStatement)
+    reproduces: int | str | None = None  # an entry id on this board, or a DAWNBench file stem
 
 
 def check_entry(
@@ -103,6 +117,9 @@ def check_entry(
             )
     if text_values.get("codeURL") and not _has_error(errors, "codeURL"):
         _check_code_url(text_values["codeURL"], errors)
+
+    used_blacklist = _used_blacklist(document, errors)
+    reproduces = _reproduces(document, errors)
 
     entry_date = None
     if "timestamp" in text_values:
@@ -173,8 +190,41 @@ def check_entry(
         misc=plain_json(document.get("misc")),
         extra_fields={name: plain_json(document[name]) for name in unknown},
         claimed=plain_json(document),
+        evaluation=evaluation_statement(
+            {
+                EVALUATION_SPLIT_FIELD: text_values[EVALUATION_SPLIT_FIELD],
+                EVALUATION_EXCLUSIONS_FIELD: document.get(EVALUATION_EXCLUSIONS_FIELD)
+                and text_values[EVALUATION_EXCLUSIONS_FIELD],
+                USED_BLACKLIST_FIELD: used_blacklist,
+            }
+        ),
+        reproduces=reproduces,
     )
     return entry, rules, errors, warnings
+
+
+def _used_blacklist(document: dict, errors: list[Issue]) -> bool | None:
+    """DAWNBench ImageNet's `usedBlacklist`: a boolean (also written "true" or "false"); None when absent."""
+    value = document.get(USED_BLACKLIST_FIELD)
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().lower() in ("true", "false"):
+        return value.strip().lower() == "true"
+    errors.append(_wrong_type(USED_BLACKLIST_FIELD, value, "true or false"))
+    return None
+
+
+def _reproduces(document: dict, errors: list[Issue]) -> int | str | None:
+    """`reproduces`: the id of an entry on this board (a positive integer) or a DAWNBench file stem (text)."""
+    value = document.get(REPRODUCES_FIELD)
+    if value is None:
+        return None
+    if isinstance(value, (int, Decimal)) and not isinstance(value, bool) and value == int(value) and 0 < value < 2**63:
+        return int(value)
+    if isinstance(value, str) and value.strip() and len(value) <= 255:
+        return value.strip()
+    errors.append(_wrong_type(REPRODUCES_FIELD, value, "an entry's id (a positive integer) or a file stem (text)"))
+    return None
 
 
 def _unstorable_values(document: dict) -> list[Issue]:

@@ -7,6 +7,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from dawnboard.documents import published
+from dawnboard.verification import VERIFICATION_LEVELS
 from leaderboard import selectors
 from leaderboard.models import CurvePoint, Entry, Run, Submission, SubmittedFile, Task, TaskVersion
 from leaderboard.services import entry_results
@@ -105,6 +106,7 @@ class LeaderboardRowSerializer(serializers.Serializer):
     hardware = serializers.CharField()
     framework = serializers.CharField()
     date = serializers.DateField()
+    verification = serializers.ChoiceField(choices=VERIFICATION_LEVELS, help_text="How far to trust it.")
 
 
 class LeaderboardSerializer(serializers.Serializer):
@@ -124,12 +126,47 @@ class LeaderboardSerializer(serializers.Serializer):
         required=False,
         help_text="How the inference-cost board prices 10,000 items, when asked for: single-stream or throughput.",
     )
+    verification = serializers.ListField(
+        child=serializers.ChoiceField(choices=VERIFICATION_LEVELS),
+        required=False,
+        help_text="The verification levels whose board this is, when asked for.",
+    )
     count = serializers.IntegerField(help_text="Rows on the whole board.")
     offset = serializers.IntegerField(help_text="Rows skipped from the top.")
     limit = serializers.IntegerField(allow_null=True, help_text="At most this many rows here.")
     next = serializers.URLField(allow_null=True, help_text="The next window of rows; null at the end.")
     previous = serializers.URLField(allow_null=True, help_text="The previous window of rows; null at the top.")
     results = LeaderboardRowSerializer(many=True)
+
+
+class RankMoveSerializer(serializers.Serializer):
+    entry = serializers.IntegerField()
+    official_rank = serializers.IntegerField()
+    shifted_rank = serializers.IntegerField()
+    move = serializers.IntegerField(help_text="Official rank less shifted rank: positive, it moved up.")
+
+
+class ShiftSerializer(serializers.Serializer):
+    delta = serializers.FloatField(help_text="The shift, in points of the task's scale.")
+    threshold = serializers.FloatField(help_text="The shifted threshold.")
+    kendall_tau = serializers.FloatField(
+        allow_null=True, help_text="Between the official order and this one, over the entries in both."
+    )
+    entries_ranked = serializers.IntegerField(help_text="Entries reaching the shifted threshold.")
+    largest_moves = RankMoveSerializer(many=True)
+    dropped = serializers.IntegerField(help_text="Entries on the official board that never reach this threshold.")
+
+
+class SensitivitySerializer(serializers.Serializer):
+    """`GET /api/v1/tasks/{task}/sensitivity/`; for the schema only."""
+
+    task = serializers.CharField()
+    version = serializers.CharField()
+    threshold = serializers.FloatField()
+    shifts = ShiftSerializer(many=True)
+    single_crossings = serializers.ListField(
+        child=serializers.IntegerField(), help_text="Entries whose crossing is a single evaluation above the threshold."
+    )
 
 
 class ApiEndpointsSerializer(serializers.Serializer):
@@ -145,6 +182,7 @@ class ApiEndpointsSerializer(serializers.Serializer):
     algorithm_results = serializers.URLField(help_text="POST a results bundle of the algorithm track.")
     algorithm_result = serializers.CharField(help_text="With {id} to fill in.")
     algorithm_board = serializers.CharField(help_text="With {suite} and {ruleset} to fill in.")
+    sensitivity = serializers.CharField(help_text="A task's threshold sensitivity, with {task} to fill in.")
 
 
 class ApiRootSerializer(serializers.Serializer):
@@ -199,16 +237,34 @@ class EntrySerializer(serializers.ModelSerializer):
         "reference run), measured (the inference harness).",
     )
 
+    verification = serializers.ChoiceField(
+        choices=VERIFICATION_LEVELS,
+        read_only=True,
+        help_text="How far to trust it: self-reported, log-verified, compliance-checked, measured or reproduced.",
+    )
+    evaluation = serializers.SerializerMethodField(
+        help_text="What it says was evaluated: the split and exclusions it states (null: none), and `evaluated`: "
+        "whole, with-exclusions or unstated."
+    )
+
     class Meta:
         model = Entry
         fields = [
             "id", "url", "task", "task_version", "track", "status", "source_name", "version", "author",
             "submitter", "submission_source", "framework", "model", "hardware", "date", "code_url", "commit_hash",
-            "cost_per_hour_usd", "results", "warnings", "created_at",
+            "cost_per_hour_usd", "results", "warnings", "created_at", "verification", "evaluation",
         ]  # fmt: skip
 
     def get_results(self, entry: Entry) -> dict:
         return entry_results(entry)
+
+    @extend_schema_field(serializers.DictField())
+    def get_evaluation(self, entry: Entry) -> dict:
+        return {
+            "split": entry.evaluation_split or None,
+            "exclusions": entry.evaluation_exclusions or None,
+            "evaluated": entry.evaluated,
+        }
 
 
 class CurvePointSerializer(serializers.ModelSerializer):
@@ -299,6 +355,30 @@ class EntryDetailSerializer(EntrySerializer):
     claimed = serializers.JSONField(
         read_only=True, help_text="The entry document as submitted; `authorEmail` only to staff and its submitter."
     )
+    reproduces = serializers.PrimaryKeyRelatedField(
+        read_only=True, help_text="The entry this one reproduces (a reference run's seed, or as its submitter marked)."
+    )
+    reproduction = serializers.JSONField(
+        read_only=True,
+        help_text="The verdict of its reproductions: status (reproduced or not reproduced), the original's epochs, "
+        "the spread of the recipe's runs, the epochs allowed, each reproduction and the reason; null: none.",
+    )
+    compliance = serializers.JSONField(
+        read_only=True, help_text="MLCommons' compliance checker on an MLPerf set's logs: passed, failures, ruleset."
+    )
+    convergence = serializers.JSONField(
+        read_only=True,
+        help_text="Convergence plausibility: kind rcp (MLCommons' reference convergence points: pass, fail or "
+        "missing, with the scaling factor) or reference-runs (against Dawnboard's reference runs of its recipe: "
+        "plausible, faster or missing); null where neither applies.",
+    )
+    single_crossing = serializers.BooleanField(
+        read_only=True, help_text="Its crossing is a single evaluation above the threshold (the next falls below)."
+    )
+    threshold_shift_seconds = serializers.JSONField(
+        read_only=True,
+        help_text="Its score at the threshold shifted by -1, -0.5, +0.5 and +1 point (null: never reached there).",
+    )
 
     class Meta(EntrySerializer.Meta):
         fields = [
@@ -307,6 +387,7 @@ class EntryDetailSerializer(EntrySerializer):
             "time_to_accuracy_line", "files", "hardware_match", "cost_policies", "pricing_models",
             "pricing_model_before_date", "price_warning", "footprint", "latency_percentiles_ms", "runs",
             "samples_per_second", "inference_cost_usd_per_10k_at_throughput", "queries_per_second",
+            "reproduces", "reproduction", "compliance", "convergence", "single_crossing", "threshold_shift_seconds",
         ]  # fmt: skip
 
     def to_representation(self, entry: Entry) -> dict:

@@ -13,6 +13,7 @@ urlpatterns = [
     path("entries/<int:pk>/files/<str:role>/", views.EntryFileView.as_view(), name="entry-file"),
     path("leaderboards/<slug:task>/<slug:metric>/", views.LeaderboardView.as_view(), name="leaderboard"),
     path("tasks/", views.TaskListView.as_view(), name="task-list"),
+    path("tasks/<slug:task>/sensitivity/", views.SensitivityView.as_view(), name="task-sensitivity"),
     path("algorithms/results/", algorithm_views.AlgorithmResultCreateView.as_view(), name="algorithm-result-create"),
     path("algorithms/results/<int:pk>/", algorithm_views.AlgorithmResultView.as_view(), name="algorithm-result"),
     path("algorithms/<str:suite>/<str:ruleset>/", algorithm_views.AlgorithmBoardView.as_view(), name="algorithm-board"),

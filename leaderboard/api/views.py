@@ -20,6 +20,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from dawnboard.rules import Track
+from dawnboard.verification import VERIFICATION_LEVELS, Evaluated, verification_levels_asked
 from leaderboard import selectors
 from leaderboard.api.errors import rejected_response
 from leaderboard.api.serializers import (
@@ -27,6 +28,7 @@ from leaderboard.api.serializers import (
     EntryDetailSerializer,
     EntrySerializer,
     LeaderboardSerializer,
+    SensitivitySerializer,
     SubmissionListItemSerializer,
     SubmissionRequestSerializer,
     SubmissionVerdictSerializer,
@@ -36,6 +38,7 @@ from leaderboard.downloads import file_download
 from leaderboard.forms import whole_number
 from leaderboard.models import Entry, Submission, SubmittedFile, Task
 from leaderboard.page_cache import cached_value
+from leaderboard.selectors.sensitivity import task_sensitivity
 from leaderboard.services import (
     IdempotencyKeyReused,
     QueueUnavailable,
@@ -198,10 +201,21 @@ class EntryFilter(filters.FilterSet):
     track = filters.ChoiceFilter(choices=[(track.value, track.value) for track in Track])
     framework = filters.CharFilter(lookup_expr="icontains")
     hardware = filters.CharFilter(lookup_expr="icontains")
+    verification = filters.CharFilter(
+        method="of_levels",
+        help_text="One verification level or several, comma-separated: " + ", ".join(VERIFICATION_LEVELS),
+    )
+    evaluated = filters.ChoiceFilter(choices=[(kind.value, kind.value) for kind in Evaluated])
 
     class Meta:
         model = Entry
-        fields = ["task", "track", "framework", "hardware"]
+        fields = ["task", "track", "framework", "hardware", "verification", "evaluated"]
+
+    def of_levels(self, queryset, name, value):
+        try:
+            return queryset.filter(verification__in=verification_levels_asked(value))
+        except ValueError as error:
+            raise ValidationError({"verification": [ErrorDetail(str(error), code="invalid_verification")]}) from None
 
     def of_task(self, queryset, name, value):
         """By the task's id, read first (a constant to PostgreSQL): the list and its count then walk the index of
@@ -322,6 +336,13 @@ class LeaderboardView(APIView):
                 str,
                 description="The task version whose board to read, e.g. mlperf-v4.0 (default: the current one).",
             ),
+            OpenApiParameter(
+                "verification",
+                str,
+                description="The board of the entries of these verification levels only, comma-separated: "
+                + ", ".join(VERIFICATION_LEVELS)
+                + " (default: every entry).",
+            ),
         ],
         responses={200: LeaderboardSerializer},
     )
@@ -338,6 +359,7 @@ class LeaderboardView(APIView):
             "latency_stat": request.query_params.get("latency_stat"),
             "version": request.query_params.get("version") or None,
             "cost_at": request.query_params.get("cost_at"),
+            "verification": request.query_params.get("verification"),
         }
         try:  # cached under what decides the document, as parsed, and nothing else
             return cached_document(
@@ -356,6 +378,7 @@ class LeaderboardView(APIView):
                 "unknown_version",
                 "invalid_cost_at",
                 "unsupported_cost_at",
+                "invalid_verification",
             )
             http_status = status.HTTP_400_BAD_REQUEST if bad_parameter else status.HTTP_404_NOT_FOUND
             issue = {"code": unknown.code, "message": unknown.message}
@@ -423,6 +446,38 @@ def _windowed(request, board: dict) -> dict:
     }
 
 
+class SensitivityView(APIView):
+    """A task's threshold sensitivity: the Kendall tau between its training board's order and the order at the
+    threshold shifted by -1, -0.5, +0.5 and +1 point of its scale, the entries that move most, and those whose
+    crossing is a single evaluation above the threshold; cached like the pages."""
+
+    @extend_schema(
+        parameters=[OpenApiParameter("version", str, description="The task version (default: the current one).")],
+        responses={200: SensitivitySerializer},
+    )
+    def get(self, request, task: str):
+        version = request.query_params.get("version") or None
+        compute = lambda: task_sensitivity(task_slug=task, version=version).document()  # noqa: E731
+        try:
+            return cached_document(
+                request,
+                kind="sensitivity",
+                parameters={"task": task, "version": version},
+                compute=compute,
+                task_slug=task,
+            )
+        except selectors.UnknownLeaderboard as unknown:
+            http_status = (
+                status.HTTP_400_BAD_REQUEST if unknown.code == "unknown_version" else status.HTTP_404_NOT_FOUND
+            )
+            issue = {
+                "code": unknown.code,
+                "message": unknown.message,
+                **({"field": unknown.field} if unknown.field else {}),
+            }
+            return rejected_response([issue], http_status=http_status)
+
+
 class TaskListView(generics.ListAPIView):
     """Tasks with their versions and thresholds; cached like the pages."""
 
@@ -458,6 +513,7 @@ class ApiRootView(APIView):
                     "algorithm_results": absolute("api:algorithm-result-create"),
                     "algorithm_result": absolute("api:algorithm-result-create", "{id}/"),
                     "algorithm_board": absolute("api:root", "algorithms/{suite}/{ruleset}/"),
+                    "sensitivity": absolute("api:root", "tasks/{task}/sensitivity/"),
                 },
                 "schema": absolute("schema"),
                 "docs": absolute("api-docs"),

@@ -22,6 +22,7 @@ from dawnboard.metrics import (
 from dawnboard.recipes import FillCommand, fill_commands
 from dawnboard.rules import rules_catalog, task_named
 from dawnboard.scoring.runs import tied_with_above
+from dawnboard.verification import verification_levels_asked
 from leaderboard.models import Entry, EntryCatalogCost, Task, TaskVersion
 from leaderboard.selectors.catalog import current_task_versions
 from pricing.domain.cost import AS_SUBMITTED, CATALOG_AT_SUBMISSION, CATALOG_TODAY, COST_POLICIES, SPOT_TODAY
@@ -96,21 +97,27 @@ def leaderboard_entries(
     latency_stat: str = MEAN_LATENCY.slug,
     version: str | None = None,
     cost_at: str = SINGLE_STREAM_COST.slug,
+    verification: tuple[str, ...] = (),
 ) -> QuerySet[Entry]:
     """Accepted entries of the task's current version (or `version`) that meet its target, best first, earlier date
-    on ties.
+    on ties; of these verification levels only, when any are given (the board of those entries).
 
     `as_of` keeps only entries dated on or before that day: the board as it stood then. `latency_stat`
     (a `LATENCY_STATS` key) ranks the inference-latency board by that statistic, leaving out entries without it;
     `cost_at` (a `COST_AT` key) the inference-cost board by that cost, likewise.
     """
-    task_version = _current_version(task_slug, metric_slug=metric_slug, version=version)
+    task_version = board_version(task_slug, metric_slug=metric_slug, version=version)
     return _board(
-        version=task_version, metric_slug=metric_slug, as_of=as_of, latency_stat=latency_stat, cost_at=cost_at
+        version=task_version,
+        metric_slug=metric_slug,
+        as_of=as_of,
+        latency_stat=latency_stat,
+        cost_at=cost_at,
+        verification=verification,
     )
 
 
-def _current_version(task_slug: str, *, metric_slug: str, version: str | None = None) -> TaskVersion:
+def board_version(task_slug: str, *, metric_slug: str, version: str | None = None) -> TaskVersion:
     """The task version whose board by `metric_slug` is asked for: `version` (e.g. "mlperf-v4.0"), by default the
     current one; UnknownLeaderboard for an unknown metric, task or version."""
     if metric_slug not in LEADERBOARD_METRICS:
@@ -151,16 +158,33 @@ def _board(
     as_of: datetime.date | None = None,
     latency_stat: str = MEAN_LATENCY.slug,
     cost_at: str = SINGLE_STREAM_COST.slug,
+    verification: tuple[str, ...] = (),
 ) -> QuerySet[Entry]:
     metric = LEADERBOARD_METRICS[metric_slug]
     value_field = board_value_field(metric, latency_stat, cost_at)
     entries = (
         Entry.objects.accepted()
-        .filter(task_version=version, track=metric.track, **meets_target(version))
+        .filter(task_version=version, track=metric.track, **meets_target(version), **of_levels(verification))
         .exclude(**{f"{value_field}__isnull": True})
         .order_by(*board_order(value_field))
     )
     return entries if as_of is None else entries.filter(date__lte=as_of)
+
+
+def of_levels(verification: tuple[str, ...], *, through: str = "") -> dict:
+    """The filter keeping entries of these verification levels (every entry when none are given): read off the
+    boards' indexes, which hold the level."""
+    return {f"{through}verification__in": verification} if verification else {}
+
+
+def verification_filter(value: str | None) -> tuple[str, ...]:
+    """The levels a `verification` parameter asks for (none: every level); UnknownLeaderboard for a bad one."""
+    if value is None:
+        return ()
+    try:
+        return verification_levels_asked(value)
+    except ValueError as error:
+        raise UnknownLeaderboard("invalid_verification", str(error), field="verification") from None
 
 
 def leaderboard(
@@ -173,6 +197,7 @@ def leaderboard(
     latency_stat: str | None = None,
     version: str | None = None,
     cost_at: str | None = None,
+    verification: str | None = None,
 ) -> dict:
     """The leaderboard document shared by the `leaderboard` command and the API: `limit` rows from `offset`, of the
     task's `version` (by default its current one; the document names it).
@@ -182,7 +207,9 @@ def leaderboard(
     figures rank them. The document then names it. `latency_stat` (a `LATENCY_STATS` key, default the mean)
     ranks the inference-latency board; the document names it there, and other boards ignore it. `cost_at` (a
     `COST_AT` key, default single stream) does the same for the inference-cost board, at the entries' own prices.
+    `verification` (levels, comma-separated) makes the board of the entries of those levels; the document names them.
     """
+    levels = verification_filter(verification)
     if cost_basis is not None and cost_basis not in COST_POLICIES:
         known = ", ".join(COST_POLICIES)
         raise UnknownLeaderboard("unknown_cost_basis", f"Unknown cost basis '{cost_basis}'; use one of: {known}.")
@@ -196,18 +223,23 @@ def leaderboard(
             "invalid_cost_at", f"Unknown cost_at '{cost_at}'; use one of: {known}.", field="cost_at"
         )
     stat = MEAN_LATENCY.slug if latency_stat is None else latency_stat
-    task_version = _current_version(task_slug, metric_slug=metric_slug, version=version)
+    task_version = board_version(task_slug, metric_slug=metric_slug, version=version)
     metric = LEADERBOARD_METRICS[metric_slug]
     cost = SINGLE_STREAM_COST.slug if cost_at is None or metric != INFERENCE_COST else cost_at
     if cost != SINGLE_STREAM_COST.slug and cost_basis not in (None, AS_SUBMITTED):
         message = "cost_at=throughput ranks at the entries' own prices only: drop cost_basis, or cost_at."
         raise UnknownLeaderboard("unsupported_cost_at", message, field="cost_at")
-    entries = _board(version=task_version, metric_slug=metric_slug, latency_stat=stat, cost_at=cost)
+    entries = _board(
+        version=task_version, metric_slug=metric_slug, latency_stat=stat, cost_at=cost, verification=levels
+    )
     end = None if limit is None else offset + limit
     value_field, keys, key = board_value_field(metric, stat, cost), entries, "id"
     if cost_basis not in (None, AS_SUBMITTED) and metric.is_cost:  # counted and windowed along the policy's index
-        keys, key = policy_costs(version=task_version, metric=metric, cost_basis=cost_basis), "entry_id"
-        entries = policy_board(version=task_version, metric=metric, cost_basis=cost_basis)
+        keys, key = (
+            policy_costs(version=task_version, metric=metric, cost_basis=cost_basis, verification=levels),
+            "entry_id",
+        )
+        entries = policy_board(version=task_version, metric=metric, cost_basis=cost_basis, verification=levels)
         value_field = policy_value_field(cost_basis)
     count = keys.count()
     if limit is None:  # the whole board from `offset` (the command): streamed in the board's order
@@ -231,6 +263,8 @@ def leaderboard(
         document["latency_stat"] = latency_stat
     if cost_at is not None and metric == INFERENCE_COST:
         document["cost_at"] = cost_at
+    if levels:
+        document["verification"] = list(levels)
     return document
 
 
@@ -242,7 +276,9 @@ POLICY_COST_FIELDS = {
 }
 
 
-def policy_costs(*, version: TaskVersion, metric: LeaderboardMetric, cost_basis: str) -> QuerySet[EntryCatalogCost]:
+def policy_costs(
+    *, version: TaskVersion, metric: LeaderboardMetric, cost_basis: str, verification: tuple[str, ...] = ()
+) -> QuerySet[EntryCatalogCost]:
     """The stored costs of a board by a catalog price (`cost_basis`, not as-submitted) in the board's order: the
     track's entries of the version that meet its threshold and that the policy prices, cheapest first, then the
     earlier date, then the earlier entry (`board_order`). Read along the policy's index alone (a count, the ids of a
@@ -252,7 +288,7 @@ def policy_costs(*, version: TaskVersion, metric: LeaderboardMetric, cost_basis:
     An entry without a figure of its own can still be priced from the catalog: the board is every such entry of
     the track's time board, not of the as-submitted cost board.
     """
-    costs = EntryCatalogCost.objects.filter(**_on_policy_board(version, metric, cost_basis))
+    costs = EntryCatalogCost.objects.filter(**_on_policy_board(version, metric, cost_basis), **of_levels(verification))
     return costs.order_by(*policy_board_order(cost_basis))
 
 
@@ -267,9 +303,14 @@ def policy_value_field(cost_basis: str) -> str:
     return f"catalog_cost__{POLICY_COST_FIELDS[cost_basis]}"
 
 
-def policy_board(*, version: TaskVersion, metric: LeaderboardMetric, cost_basis: str) -> QuerySet[Entry]:
+def policy_board(
+    *, version: TaskVersion, metric: LeaderboardMetric, cost_basis: str, verification: tuple[str, ...] = ()
+) -> QuerySet[Entry]:
     """The entries of `policy_costs`, in its order, for their rows (`board_window_rows`, `board_rows_from_values`)."""
-    entries = Entry.objects.filter(**_on_policy_board(version, metric, cost_basis, through="catalog_cost__"))
+    entries = Entry.objects.filter(
+        **_on_policy_board(version, metric, cost_basis, through="catalog_cost__"),
+        **of_levels(verification, through="catalog_cost__"),
+    )
     return entries.order_by(policy_value_field(cost_basis), "catalog_cost__date", "id")
 
 
@@ -286,13 +327,13 @@ def _on_policy_board(version: TaskVersion, metric: LeaderboardMetric, cost_basis
 
 def policy_board_rows(*, task_slug: str, metric: LeaderboardMetric, cost_basis: str) -> list[BoardRow]:
     """Every entry of the metric's track that the policy can price, cheapest first, earlier date on ties."""
-    version = _current_version(task_slug, metric_slug=metric.slug)
+    version = board_version(task_slug, metric_slug=metric.slug)
     entries = policy_board(version=version, metric=metric, cost_basis=cost_basis)
     return list(board_rows_from_values(entries, value_field=policy_value_field(cost_basis)))
 
 
 ROW_FIELDS = (  # _row_of_values
-    "id", "source_name", "model", "author", "hardware", "framework", "date", "code_url",
+    "id", "source_name", "model", "author", "hardware", "framework", "date", "code_url", "verification",
     "run_count", "time_to_accuracy_seconds", "time_interval_low_seconds", "time_interval_high_seconds",
 )  # fmt: skip
 SUBMITTER_NAME = "submission__submitter__name"
@@ -314,6 +355,7 @@ class BoardRow:
     date: datetime.date
     code_url: str
     submitter: str | None  # the account that submitted it; None for an entry imported from DAWNBench
+    verification: str = ""  # its level (dawnboard.verification)
     # Several runs: how many, and the 95 % interval of their median in the board's unit (high None: unbounded);
     # `tied_with_above`: the interval reaches the one of the entry ranked just above (None: not in rank order).
     runs: int = 0
@@ -337,6 +379,7 @@ class BoardRow:
             "hardware": self.hardware,
             "framework": self.framework,
             "date": self.date.isoformat(),
+            "verification": self.verification,
         }
 
 
@@ -363,6 +406,7 @@ def board_row(entry: Entry, *, rank: int | None, value: float, submitter: str | 
         date=entry.date,
         code_url=entry.code_url,
         submitter=submitter,
+        verification=entry.verification,
     )
 
 
@@ -469,7 +513,7 @@ def _rows_of_values(batch: list[tuple], *, ranks: list[int | None]) -> list[Boar
 
 
 def _row_of_values(values: tuple, *, rank: int | None, submitter: str | None) -> BoardRow:
-    entry_id, source_name, model, author, hardware, framework, date, code_url, *spread, value = values
+    entry_id, source_name, model, author, hardware, framework, date, code_url, verification, *spread, value = values
     runs, low, high = _interval_in_board_unit(*spread, value=value)
     return BoardRow(
         runs=runs,
@@ -486,6 +530,7 @@ def _row_of_values(values: tuple, *, rank: int | None, submitter: str | None) ->
         date=date,
         code_url=code_url,
         submitter=submitter,
+        verification=verification,
     )
 
 
@@ -585,6 +630,8 @@ class BoardView:
     latency_stat: str = MEAN_LATENCY.slug
     version: str = ""  # the task version whose board: "" for the current one
     cost_at: str = SINGLE_STREAM_COST.slug
+    verification: tuple[str, ...] = ()  # the levels whose board (none: every entry's)
+    evaluated: str = ""  # what the entries say was evaluated (dawnboard.verification.Evaluated; "": any)
 
     @property
     def value_field(self) -> str:
@@ -650,10 +697,13 @@ def board_rows(*, task_slug: str, view: BoardView) -> BoardRows:
         latency_stat=view.latency_stat,
         version=view.version or None,
         cost_at=view.cost_at,
+        verification=view.verification,
     )
     value_field = view.value_field
-    filtered = view.framework or view.hardware or view.date_from or view.date_to
+    filtered = view.framework or view.hardware or view.date_from or view.date_to or view.evaluated
     entries = board
+    if view.evaluated:
+        entries = entries.filter(evaluated=view.evaluated)
     if view.framework:
         entries = entries.filter(framework__icontains=view.framework)
     if view.hardware:

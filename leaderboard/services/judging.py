@@ -17,17 +17,21 @@ from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
 
-from dawnboard.errors import ErrorCode, Issue, WarningCode
+from dawnboard.errors import ErrorCode, Issue, WarningCode, shown
 from dawnboard.formats.dawnbench.entry import published_entry_sha256
 from dawnboard.ingest import validate_dawnbench_files, validate_mllog_files
 from dawnboard.results import Results
+from dawnboard.rules import Track
 from dawnboard.run_records import machine_loads, with_machine_load
 from dawnboard.scoring import shortest_decimal, throughput_cost_of_single_stream_cost
 from dawnboard.scoring.runs import Spread
+from dawnboard.scoring.sensitivity import entry_shifts, entry_single_crossing
 from dawnboard.validation import IngestRejection, IngestResult, RunResult, RunStatus, log_field
+from dawnboard.verification import verification_level
 from leaderboard.models import CurvePoint, Entry, Run, Submission, SubmittedFile, Submitter, TaskVersion
 from leaderboard.selectors import LATENCY_PERCENTILES, task_catalog
 from leaderboard.services.hardware import hardware_match_entry
+from leaderboard.services.verification import RCP_KIND, entry_evidence, entry_trust_refresh
 
 
 @dataclass(frozen=True)
@@ -80,15 +84,7 @@ def submission_judge(*, submission_id: int, source_name: str = "") -> str:
         submission = Submission.objects.select_for_update().get(id=submission_id)
         if submission.status != Submission.Status.PENDING:
             return submission.status
-        entry, logs = stored_files(submission)
-        verdict = files_verdict(
-            task_slug=submission.task_slug,
-            track=submission.track,
-            entry=entry,
-            logs=logs,
-            version=submission.version,
-            run_record=submission.run_record,
-        )
+        verdict, logs = stored_verdict(submission)
         submission.decided_at = timezone.now()
         if verdict.accepted:
             errors, warnings = _store_unless_on_board(
@@ -102,6 +98,20 @@ def submission_judge(*, submission_id: int, source_name: str = "") -> str:
             submission.status = Submission.Status.REJECTED
             submission.save(update_fields=["status", "errors", "warnings", "decided_at"])
         return submission.status
+
+
+def stored_verdict(submission: Submission) -> tuple[IngestResult | IngestRejection, list[Upload]]:
+    """The verdict on a stored submission's files, read again, and its logs."""
+    entry, logs = stored_files(submission)
+    verdict = files_verdict(
+        task_slug=submission.task_slug,
+        track=submission.track,
+        entry=entry,
+        logs=logs,
+        version=submission.version,
+        run_record=submission.run_record,
+    )
+    return verdict, logs
 
 
 def stored_files(submission: Submission) -> tuple[Upload | None, list[Upload]]:
@@ -126,7 +136,8 @@ def _store_unless_on_board(
     claim = log_claim(
         task_slug=submission.task_slug, submitter_id=submission.submitter_id, verdict=verdict, log_sha256s=log_sha256s
     )
-    errors = _duplicate_of_accepted(submission) or claim.errors
+    reproduces, unknown = _entry_reproduced(submission, verdict)
+    errors = _duplicate_of_accepted(submission) or claim.errors or unknown
     if errors:
         return errors, verdict.warnings
     stored = replace(verdict, warnings=verdict.warnings + claim.warnings)
@@ -137,7 +148,10 @@ def _store_unless_on_board(
             submission.status = Submission.Status.ACCEPTED
             submission.warnings = [issue.as_dict() for issue in stored.warnings]
             submission.save(update_fields=["status", "warnings", "decided_at"])
-            _entry_store(submission=submission, verdict=stored, source_name=source_name, logs=logs)
+            entry = _entry_store(
+                submission=submission, verdict=stored, source_name=source_name, logs=logs, reproduces=reproduces
+            )
+            entry_trust_refresh(entry=entry)
     except IntegrityError:  # rolled back, the withdrawal with it: the verdict says nothing of replacing
         taken = log_claim(
             task_slug=submission.task_slug,
@@ -180,9 +194,11 @@ def _task_version_for(*, task_slug: str, version: str) -> TaskVersion:
 
 
 def entry_withdraw(*, entry: Entry) -> None:
-    """Take an entry off the boards, its runs' logs with it (leaderboard.signals: free to be submitted again)."""
+    """Take an entry off the boards, its runs' logs with it (leaderboard.signals: free to be submitted again); the
+    entries it bore on (a seed it reproduced, its recipe's seeds) are judged again without it."""
     entry.status = Entry.Status.WITHDRAWN
     entry.save(update_fields=["status"])
+    entry_trust_refresh(entry=entry)
 
 
 def files_digest_of(*, task_slug: str, track: str, entry: Upload | None, logs: list[Upload], version: str = "") -> str:
@@ -399,16 +415,18 @@ def submission_store(
     return submission
 
 
-def _entry_store(*, submission: Submission, verdict: IngestResult, source_name: str, logs: list[Upload]) -> Entry:
+def _entry_store(
+    *, submission: Submission, verdict: IngestResult, source_name: str, logs: list[Upload], reproduces: Entry | None
+) -> Entry:
     document, results, spread = verdict.entry, verdict.results, verdict.spread
     version = _task_version_for(task_slug=verdict.rules.task_slug, version=verdict.rules.version)
-    entry = Entry.objects.create(
+    entry = Entry(
         submission=submission,
         task=version.task,
         task_version=version,
         track=verdict.track,
         source_name=source_name,
-        reproduces=_seed_entry_reproduced(submission),
+        reproduces=reproduces,
         version=document.version,
         author=document.author,
         author_email=document.author_email,
@@ -434,7 +452,10 @@ def _entry_store(*, submission: Submission, verdict: IngestResult, source_name: 
         **_loadgen_columns(verdict.loadgen, results),
         **_measured_latency_percentiles(submission, verdict.loadgen),
         **Entry.spread_columns(spread),
+        **_trust_columns(verdict),
     )
+    entry.verification = verification_level(entry_evidence(entry)).value
+    entry.save(force_insert=True)
     _runs_store(entry=entry, verdict=verdict, logs=logs)
     hardware_match_entry(entry=entry)
     return entry
@@ -511,6 +532,59 @@ def _loadgen_columns(loadgen, results: Results) -> dict:
     if loadgen.scheduled_queries_per_second:
         columns["queries_per_second"] = float(loadgen.scheduled_queries_per_second)
     return columns
+
+
+def entry_files_reread(*, entry: Entry) -> bool:
+    """Read an entry's stored files again through their format readers and store what the verdict says of how far
+    to trust it (`_trust_columns`: its scores at shifted thresholds, a single crossing, what it says was evaluated,
+    an MLPerf set's compliance and RCP verdicts); its figures stay. False, changing nothing, when they are no longer
+    accepted (rules changed since)."""
+    verdict, _ = stored_verdict(entry.submission)
+    if not verdict.accepted:
+        return False
+    Entry.objects.filter(id=entry.id).update(**_trust_columns(verdict))
+    entry.refresh_from_db()
+    return True
+
+
+def _trust_columns(verdict: IngestResult) -> dict:
+    """What the verdict says of how far to trust the entry: what it says was evaluated, its score at each shifted
+    threshold (from its logs as read; none for an MLPerf set), and an MLPerf set's compliance and RCP verdicts."""
+    evaluation = verdict.entry.evaluation
+    columns = {
+        "evaluation_split": evaluation.split,
+        "evaluation_exclusions": evaluation.exclusions,
+        "evaluated": evaluation.evaluated.value,
+    }
+    shifts = [run.shifts for run in verdict.runs]
+    if shifts and all(shift is not None for shift in shifts):
+        columns["threshold_shift_seconds"] = entry_shifts(shifts, verdict.rules.runs)
+        columns["single_crossing"] = entry_single_crossing(shifts)
+    if verdict.compliance is not None:
+        columns["compliance"] = verdict.compliance.as_dict()
+    if verdict.convergence is not None:
+        columns["convergence"] = {"kind": RCP_KIND, **verdict.convergence.as_dict()}
+    return columns
+
+
+def _entry_reproduced(submission: Submission, verdict: IngestResult) -> tuple[Entry | None, list[dict]]:
+    """The entry a new entry reproduces: the one its `reproduces` field names (an accepted training entry of its task,
+    by id or DAWNBench file stem; else `unknown_reproduced_entry`), or the seed a reference run's record names."""
+    named = verdict.entry.reproduces
+    if named is None:
+        return _seed_entry_reproduced(submission), []
+    candidates = Entry.objects.accepted().filter(task__slug=submission.task_slug, track=Track.TRAIN)
+    found = candidates.filter(**{"id" if isinstance(named, int) else "source_name": named}).first()
+    if found is not None and verdict.track == Track.TRAIN:
+        return found, []
+    why = "only a training entry reproduces another" if found is not None else "no accepted training entry has it"
+    issue = Issue(
+        ErrorCode.UNKNOWN_REPRODUCED_ENTRY,
+        f"'reproduces' names {shown(str(named))} on the {submission.task_slug} board: {why}. Name an accepted "
+        "training entry by its id (/entries/<id>/) or by its DAWNBench file stem.",
+        field="reproduces",
+    )
+    return None, [issue.as_dict()]
 
 
 def _seed_entry_reproduced(submission: Submission) -> Entry | None:

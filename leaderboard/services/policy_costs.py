@@ -36,6 +36,7 @@ PRICED_COLUMNS = (
     "status",
     "date",
     "accuracy",
+    "verification",
     "time_to_accuracy_seconds",
     "latency_ms",
     "cost_per_hour_usd",
@@ -49,7 +50,7 @@ PRICED_COLUMNS = (
 )
 # The entry's fields a stored cost depends on: a save that writes none of them leaves its costs as they are.
 PRICED_FIELDS = frozenset(
-    {"status", "task_version", "track", "date", "accuracy", "time_to_accuracy_seconds", "latency_ms"}
+    {"status", "task_version", "track", "date", "accuracy", "time_to_accuracy_seconds", "latency_ms", "verification"}
 )
 
 
@@ -120,6 +121,7 @@ def _store(entry_ids: list[int], *, today: datetime.date) -> None:
             track=entry.track,
             date=entry.date,
             accuracy=entry.accuracy,
+            verification=entry.verification,
             **{field: costs[entry.id][policy] for policy, field in POLICY_COST_FIELDS.items()},
             priced_on=today,
             prices_hold_until=prices_hold_until(runs[entry.id], book=book, day=today),

@@ -10,6 +10,7 @@ from django.utils.safestring import SafeString
 
 from dawnboard import display
 from dawnboard.links import is_web_link
+from dawnboard.verification import Verification
 
 register = template.Library()
 
@@ -125,3 +126,18 @@ def as_json(value) -> str:
     """A JSON value pretty-printed as JSON (not as Python's repr); a directional control in a string is written
     as its escape (the same JSON), so that it cannot turn the text around it."""
     return json.dumps(value, indent=2, ensure_ascii=False).translate(_BIDI_CONTROLS_AS_JSON_ESCAPES)
+
+
+@register.filter
+def verification_description(level: str) -> str:
+    """What a verification level means (dawnboard.verification), for a badge's title."""
+    try:
+        return Verification(level).description
+    except ValueError:
+        return ""
+
+
+@register.filter
+def get_item(mapping, key):
+    """`mapping[key]`, or "" where it has none (a template cannot index a dict by a variable)."""
+    return mapping.get(key, "") if hasattr(mapping, "get") else ""

@@ -26,6 +26,7 @@ pytestmark = DATABASE
 
 EXPORT_HEADER = [
     "rank", "value", "unit", "model", "team", "hardware", "framework", "date", "entry_id", "code_url", "submitter",
+    "verification",
 ]  # fmt: skip
 ROWS = "table.board tbody tr[data-entry-id]"
 VALUE_CELLS = f"{ROWS} td:nth-child(2)"

@@ -145,6 +145,7 @@ def pages(wide: WideBoard) -> dict[str, str]:
         {
             "task-empty": "/tasks/cifar10/?metric=training-time&hardware=no-such-hardware",
             "charts": "/tasks/cifar10/charts/",
+            "sensitivity": "/tasks/cifar10/sensitivity/",
             "entry-train": f"/entries/{wide.train_id}/",
             "entry-inference": f"/entries/{wide.inference_id}/",
             "entry-measured": f"/entries/{wide.measured_id}/",
@@ -166,7 +167,7 @@ def site_pages(wide: WideBoard) -> dict[str, str]:
 
 def chart_pages(wide: WideBoard) -> dict[str, str]:
     """The pages that draw plotly charts: every kind of chart is on one of them."""
-    names = ("charts", "entry-train", "entry-measured", "compare", "algorithms", "algorithm")
+    names = ("charts", "sensitivity", "entry-train", "entry-measured", "compare", "algorithms", "algorithm")
     return {name: path for name, path in pages(wide).items() if name in names}
 
 

@@ -166,7 +166,7 @@ def test_leaderboard_json_has_the_documented_shape(sample_dir):
     assert len(board["results"]) == 3
     assert set(board["results"][0]) == {
         "rank", "tied_with_above", "entry_id", "source_name", "value", "runs", "interval_95", "model", "team",
-        "submitter", "hardware", "framework", "date",
+        "submitter", "hardware", "framework", "date", "verification",
     }  # fmt: skip
 
 

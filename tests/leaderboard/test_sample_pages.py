@@ -132,8 +132,10 @@ def test_csv_export_is_exactly_the_filtered_view(client, sample):
         "entry_id",
         "code_url",
         "submitter",
+        "verification",
     ]
     assert [(int(line[8]), int(line[0]), float(line[1])) for line in lines[1:]] == rows
+    assert {line[11] for line in lines[1:]} == {"log-verified"}  # imported training entries, recomputed from logs
 
 
 def test_json_export_is_exactly_the_filtered_view(client, sample):

@@ -9,6 +9,7 @@ from django.core.management.base import BaseCommand, CommandError
 from dawnboard import display
 from dawnboard.metrics import LEADERBOARD_METRICS, time_metric_of
 from dawnboard.rules import Track
+from dawnboard.verification import VERIFICATION_LEVELS
 from leaderboard.selectors import COST_AT, LATENCY_STATS, UnknownLeaderboard, leaderboard
 from pricing.domain.cost import AS_SUBMITTED, COST_POLICIES, COST_POLICY_MEANINGS
 
@@ -49,6 +50,12 @@ class Command(BaseCommand):
             help="Rank the inference-cost board at this cost (default: single-stream); throughput leaves out"
             " entries not measured offline through LoadGen.",
         )
+        parser.add_argument(
+            "--verification",
+            help="The board of the entries of these verification levels only, comma-separated: "
+            + ", ".join(VERIFICATION_LEVELS)
+            + " (default: every entry).",
+        )
 
     def handle(self, *args, task: str, metric: str, json: bool = False, limit: int | None = None, **options):
         cost_basis = options.get("cost_basis")
@@ -62,6 +69,7 @@ class Command(BaseCommand):
                 limit=limit if json else None,
                 latency_stat=options.get("latency_stat"),
                 cost_at=options.get("cost_at"),
+                verification=options.get("verification"),
             )
         except UnknownLeaderboard as unknown:
             raise CommandError(unknown.message) from None
@@ -74,6 +82,8 @@ class Command(BaseCommand):
     def _describe(self, board: dict, *, limit: int | None, cost_basis: str | None) -> list[str]:
         metric = LEADERBOARD_METRICS[board["metric"]]
         heading = board["unit"] + "".join(f", {board[name]}" for name in ("latency_stat", "cost_at") if name in board)
+        if "verification" in board:
+            heading += f"; {' or '.join(board['verification'])} entries only"
         if metric.is_cost:
             basis = cost_basis or AS_SUBMITTED
             heading += f"; cost basis {basis}: {COST_POLICY_MEANINGS[basis]}"
@@ -93,7 +103,7 @@ def _row_line(row: dict, *, metric_slug: str) -> str:
     team = row["team"] + (f" (submitted by {row['submitter']})" if row["submitter"] else "")
     value = display.board_value(row["value"], metric_slug)
     described = " / ".join((row["model"], team, row["hardware"], row["framework"], row["date"]))
-    return f"{row['rank']:>4}  {value:>14}  {described}"
+    return f"{row['rank']:>4}  {value:>14}  {described}  [{row['verification']}]"
 
 
 def _left_out(board: dict, *, basis: str) -> list[str]:

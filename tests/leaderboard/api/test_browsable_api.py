@@ -71,6 +71,10 @@ def addresses(api_client) -> dict[str, list[tuple[str, int, int]]]:
             ("/api/v1/leaderboards/nowhere/training-time/", 404, 404),
         ],
         "api:task-list": [("/api/v1/tasks/", 200, 200)],
+        "api:task-sensitivity": [
+            ("/api/v1/tasks/cifar10/sensitivity/", 200, 200),
+            ("/api/v1/tasks/nowhere/sensitivity/", 404, 404),
+        ],
         "benchmarks-api:reference-run-create": [("/api/v1/reference-runs/", 401, 403)],  # staff only, POST only
         "benchmarks-api:reference-run-detail": [
             (f"/api/v1/reference-runs/{run.id}/", 200, 200),

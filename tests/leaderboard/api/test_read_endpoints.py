@@ -368,6 +368,7 @@ PUBLIC_OPERATIONS = {
     ("get", "/api/v1/entries/{id}/files/{role}/"),
     ("get", "/api/v1/leaderboards/{task}/{metric}/"),
     ("get", "/api/v1/tasks/"),
+    ("get", "/api/v1/tasks/{task}/sensitivity/"),
     ("get", "/api/v1/pricing/instances/"),
     ("get", "/api/v1/pricing/instances/{id}/"),
     ("get", "/api/v1/reference-runs/{id}/"),
