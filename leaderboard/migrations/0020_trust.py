@@ -78,7 +78,7 @@ class Migration(migrations.Migration):
         migrations.AddField(
             model_name='entry',
             name='convergence',
-            field=models.JSONField(blank=True, help_text="Convergence plausibility: MLCommons' RCP check (MLPerf sets), or against Dawnboard's reference runs.", null=True),
+            field=models.JSONField(blank=True, help_text="Convergence plausibility: MLCommons' RCP check (MLPerf sets), or against our reference runs.", null=True),
         ),
         migrations.AddField(
             model_name='entry',
