@@ -81,7 +81,9 @@ READS = (
     Read("/tasks/cifar10/"),
     Read("/tasks/cifar10/?sort=hardware&framework=PyTorch"),
     Read("/tasks/cifar10/?page={deep_page}"),
+    Read("/tasks/cifar10/?verification=measured"),
     Read("/tasks/cifar10/charts/"),
+    Read("/tasks/cifar10/sensitivity/"),
     Read("/tasks/cifar10/export.csv", streamed=True),
     Read("/entries/{entry_id}/"),
     Read("/compare/?ids={entry_id},{other_entry_id}"),
@@ -90,7 +92,9 @@ READS = (
     Read("/api/v1/leaderboards/cifar10/training-cost/?cost_basis=catalog-today"),
     Read("/api/v1/entries/?task=cifar10"),
     Read("/api/v1/entries/{entry_id}/"),
+    Read("/api/v1/leaderboards/cifar10/training-time/?verification=measured&offset={deep_offset}"),
     Read("/api/v1/tasks/"),
+    Read("/api/v1/tasks/cifar10/sensitivity/"),
 )
 TASK = "cifar10"  # the task the reads show and the submissions go to
 TRIVIAL_PATH = "/__trivial__/"

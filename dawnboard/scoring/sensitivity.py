@@ -42,8 +42,9 @@ def point_of(scale: Scale) -> Decimal:
 
 
 def shift_key(delta: float) -> str:
-    """The JSON key of a shift: "-1", "-0.5", "0.5", "1"."""
-    return f"{delta:g}"
+    """The JSON key of a shift, signed, with its tenths: "-1.0", "-0.5", "+0.5", "+1.0" (never a whole number, which
+    a database's JSON path would read as an array index)."""
+    return f"{delta:+.1f}"
 
 
 def shifted_thresholds(
@@ -55,7 +56,7 @@ def shifted_thresholds(
     accuracy), threshold - delta points where lower is better (a loss).
     """
     point = point_of(scale) if higher_is_better else -point_of(scale)
-    return [(delta, threshold + Decimal(shift_key(delta)) * point) for delta in THRESHOLD_SHIFTS]
+    return [(delta, threshold + Decimal(f"{delta:g}") * point) for delta in THRESHOLD_SHIFTS]
 
 
 @dataclass(frozen=True)
@@ -224,8 +225,32 @@ class BoardSensitivity:
         }
 
 
+@dataclass(frozen=True)
+class BoardColumns:
+    """A board as columns, an entry a row: ids, dates (as ordinals), seconds at the official threshold, seconds at
+    each shifted one by shift_key (NaN: never reached) and single-crossing flags. What a database read fills
+    directly, without an object per entry."""
+
+    ids: np.ndarray
+    days: np.ndarray
+    seconds: np.ndarray
+    shifted_seconds: Mapping[str, np.ndarray]
+    single_crossing: np.ndarray
+
+    @classmethod
+    def of_entries(cls, entries: Sequence[RankedEntry]) -> BoardColumns:
+        count = len(entries)
+        return cls(
+            ids=np.fromiter((entry.id for entry in entries), dtype=np.int64, count=count),
+            days=np.fromiter((entry.date.toordinal() for entry in entries), dtype=np.int64, count=count),
+            seconds=np.fromiter((entry.seconds for entry in entries), dtype=float, count=count),
+            shifted_seconds={shift_key(delta): _seconds_at(entries, shift_key(delta)) for delta in THRESHOLD_SHIFTS},
+            single_crossing=np.fromiter((entry.single_crossing for entry in entries), dtype=bool, count=count),
+        )
+
+
 def board_sensitivity(
-    entries: Sequence[RankedEntry],
+    entries: Sequence[RankedEntry] | BoardColumns,
     threshold: Decimal,
     scale: Scale,
     *,
@@ -237,32 +262,31 @@ def board_sensitivity(
     Vectorised (a sort per board and scipy's O(n log n) Kendall tau; no loop over pairs), for boards of 100,000s.
 
     Args:
-        entries: the board's entries, in any order; ids unique.
+        entries: the board's entries, in any order, ids unique: as objects, or as columns (`BoardColumns`).
         threshold: the official threshold.
         scale: the metric's scale, whose point a shift is counted in.
         moves_shown: how many of the largest rank moves each shift keeps.
         higher_is_better: the metric's direction, for the shifted thresholds reported (see `shifted_thresholds`).
     """
-    ids = np.fromiter((entry.id for entry in entries), dtype=np.int64, count=len(entries))
-    days = np.fromiter((entry.date.toordinal() for entry in entries), dtype=np.int64, count=len(entries))
-    seconds = np.fromiter((entry.seconds for entry in entries), dtype=float, count=len(entries))
+    board = entries if isinstance(entries, BoardColumns) else BoardColumns.of_entries(entries)
+    ids, days, seconds = board.ids, board.days, board.seconds
     official_rank = _ranks(seconds, days, ids)
     shifts = tuple(
         _shift_sensitivity(
             delta,
             shifted,
-            _seconds_at(entries, shift_key(delta)),
+            board.shifted_seconds[shift_key(delta)],
             ids=ids,
             days=days,
-            official_seconds=seconds,
+            official_rank=official_rank,
             moves_shown=moves_shown,
         )
         for delta, shifted in shifted_thresholds(threshold, scale, higher_is_better=higher_is_better)
     )
-    flagged = np.fromiter((entry.single_crossing for entry in entries), dtype=bool, count=len(entries))
+    flagged = board.single_crossing
     single = ids[flagged][np.argsort(official_rank[flagged])]
     return BoardSensitivity(
-        threshold=threshold, shifts=shifts, single_crossings=tuple(single.tolist()), entries=len(entries)
+        threshold=threshold, shifts=shifts, single_crossings=tuple(single.tolist()), entries=len(ids)
     )
 
 
@@ -270,6 +294,14 @@ def _seconds_at(entries: Sequence[RankedEntry], key: str) -> np.ndarray:
     """Each entry's seconds at one shift, NaN where it never reaches it."""
     values = (entry.shifted_seconds.get(key) for entry in entries)
     return np.fromiter((math.nan if value is None else value for value in values), dtype=float, count=len(entries))
+
+
+def _positions(ranks: np.ndarray) -> np.ndarray:
+    """Distinct ranks renumbered 1..n in their order."""
+    order = np.argsort(ranks)
+    positions = np.empty(len(order), dtype=np.int64)
+    positions[order] = np.arange(1, len(order) + 1)
+    return positions
 
 
 def _ranks(seconds: np.ndarray, days: np.ndarray, ids: np.ndarray) -> np.ndarray:
@@ -287,11 +319,11 @@ def _shift_sensitivity(
     *,
     ids: np.ndarray,
     days: np.ndarray,
-    official_seconds: np.ndarray,
+    official_rank: np.ndarray,
     moves_shown: int,
 ) -> ShiftSensitivity:
     reaching = ~np.isnan(shifted_seconds)
-    official = _ranks(official_seconds[reaching], days[reaching], ids[reaching])
+    official = _positions(official_rank[reaching])  # the board's order restricted to them: one sort of integers
     shifted = _ranks(shifted_seconds[reaching], days[reaching], ids[reaching])
     tau = None
     if len(shifted) >= 2:

@@ -375,9 +375,9 @@ class EntryDetailSerializer(EntrySerializer):
     single_crossing = serializers.BooleanField(
         read_only=True, help_text="Its crossing is a single evaluation above the threshold (the next falls below)."
     )
-    threshold_shift_seconds = serializers.JSONField(
-        read_only=True,
-        help_text="Its score at the threshold shifted by -1, -0.5, +0.5 and +1 point (null: never reached there).",
+    threshold_shift_seconds = serializers.SerializerMethodField(
+        help_text="Its score at the threshold shifted by -1, -0.5, +0.5 and +1 point, by shift (-1.0, -0.5, +0.5, "
+        "+1.0; null: never reached there); null where none was computed (an MLPerf set)."
     )
 
     class Meta(EntrySerializer.Meta):
@@ -396,6 +396,10 @@ class EntryDetailSerializer(EntrySerializer):
             del data["author_email"]
             data["claimed"] = published(data["claimed"])
         return data
+
+    @extend_schema_field(serializers.DictField(child=serializers.FloatField(allow_null=True), allow_null=True))
+    def get_threshold_shift_seconds(self, entry: Entry) -> dict | None:
+        return entry.threshold_shift_seconds
 
     @extend_schema_field(ShownFileSerializer(many=True))
     def get_files(self, entry: Entry) -> list[dict]:

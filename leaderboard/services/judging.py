@@ -558,7 +558,7 @@ def _trust_columns(verdict: IngestResult) -> dict:
     }
     shifts = [run.shifts for run in verdict.runs]
     if shifts and all(shift is not None for shift in shifts):
-        columns["threshold_shift_seconds"] = entry_shifts(shifts, verdict.rules.runs)
+        columns |= Entry.shift_columns(entry_shifts(shifts, verdict.rules.runs))
         columns["single_crossing"] = entry_single_crossing(shifts)
     if verdict.compliance is not None:
         columns["compliance"] = verdict.compliance.as_dict()

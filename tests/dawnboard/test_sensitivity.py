@@ -58,7 +58,7 @@ def same_at_every_shift(seconds: float, changed: dict[str, float | None] | None 
 
 
 def test_shift_keys_are_written_without_padding_zeros():
-    assert [shift_key(delta) for delta in THRESHOLD_SHIFTS] == ["-1", "-0.5", "0.5", "1"]
+    assert [shift_key(delta) for delta in THRESHOLD_SHIFTS] == ["-1.0", "-0.5", "+0.5", "+1.0"]
 
 
 def test_a_point_is_one_hundredth_of_a_fraction_and_one_of_a_percent_or_value():
@@ -90,39 +90,39 @@ def test_a_run_reaches_each_shifted_threshold_at_its_first_evaluation_there():
     # 93.0 reaches -1 (93); 93.6 reaches -0.5 (93.5); 94.6 reaches +0.5 (94.5); nothing reaches +1 (95).
     shifts = shifts_of([93.0, 93.6, 94.0, 93.9, 94.6])
 
-    assert shifts.seconds == {"-1": 360.0, "-0.5": 720.0, "0.5": 1800.0, "1": None}
+    assert shifts.seconds == {"-1.0": 360.0, "-0.5": 720.0, "+0.5": 1800.0, "+1.0": None}
 
 
 def test_a_run_never_reaching_a_shifted_threshold_has_no_time_there():
     shifts = shifts_of([90.0, 94.2, 94.3])
 
-    assert shifts.seconds["1"] is None
-    assert shifts.seconds["0.5"] is None
+    assert shifts.seconds["+1.0"] is None
+    assert shifts.seconds["+0.5"] is None
 
 
 def test_a_metric_exactly_at_a_shifted_threshold_reaches_it():
     shifts = shifts_of([93.0, 94.5], threshold=PERCENT_THRESHOLD)
 
-    assert shifts.seconds["0.5"] == 720.0
+    assert shifts.seconds["+0.5"] == 720.0
 
 
 def test_a_fraction_metric_written_as_the_shifted_threshold_reaches_it():
     shifts = shifts_of([0.93, 0.945], threshold=Decimal("0.94"), scale=Scale.FRACTION)
 
-    assert shifts.seconds["0.5"] == 720.0
+    assert shifts.seconds["+0.5"] == 720.0
 
 
 def test_seconds_are_the_logs_hours_as_written_times_3600():
     # 1.1 * 3600 is 3960.0000000000005 in floats; validation reckons from the decimal "1.1": 3960.0.
     shifts = shifts_of([93.0], hours=[1.1])
 
-    assert shifts.seconds["-1"] == 3960.0
+    assert shifts.seconds["-1.0"] == 3960.0
 
 
 def test_seconds_given_as_seconds_are_kept_as_given():
     shifts = run_shifts_of_seconds(np.array([10.5, 20.25]), np.array([93.2, 95.0]), PERCENT_THRESHOLD, Scale.PERCENT)
 
-    assert shifts.seconds == {"-1": 10.5, "-0.5": 20.25, "0.5": 20.25, "1": 20.25}
+    assert shifts.seconds == {"-1.0": 10.5, "-0.5": 20.25, "+0.5": 20.25, "+1.0": 20.25}
 
 
 def test_a_crossing_followed_by_an_evaluation_below_the_threshold_is_a_single_crossing():
@@ -145,7 +145,7 @@ def test_a_lower_is_better_run_reaches_a_shifted_threshold_at_or_below_it():
     # Threshold 2.0: -1 is 3.0 (row 0), -0.5 is 2.5 (row 1), +0.5 is 1.5 (row 3, exactly), +1 is 1.0 (never).
     shifts = shifts_of([3.0, 2.4, 1.9, 1.5, 1.2], threshold=Decimal("2.0"), scale=Scale.VALUE, higher_is_better=False)
 
-    assert shifts.seconds == {"-1": 360.0, "-0.5": 720.0, "0.5": 1440.0, "1": None}
+    assert shifts.seconds == {"-1.0": 360.0, "-0.5": 720.0, "+0.5": 1440.0, "+1.0": None}
     assert shifts.single_crossing is False
 
 
@@ -164,25 +164,25 @@ def test_a_log_whose_columns_differ_in_length_is_refused():
 
 
 def test_an_entrys_median_counts_a_run_never_reaching_a_shift_as_failed():
-    runs = [run({"1": 100.0, "0.5": 100.0}), run({"1": 200.0}), run({})]
+    runs = [run({"+1.0": 100.0, "+0.5": 100.0}), run({"+1.0": 200.0}), run({})]
 
     scores = entry_shifts(runs, MEDIAN)
 
-    assert scores["1"] == 200.0  # the median of 100, 200 and a failure
-    assert scores["0.5"] is None  # the median of 100 and two failures is a failure
+    assert scores["+1.0"] == 200.0  # the median of 100, 200 and a failure
+    assert scores["+0.5"] is None  # the median of 100 and two failures is a failure
 
 
 def test_an_entrys_olympic_mean_drops_a_failed_run_from_its_slow_end():
     # Five runs at +1: 100, 110, 120, 130 and a failure; drop the fastest (100) and the failure: (110+120+130)/3.
-    runs = [run({"1": seconds}) for seconds in (130.0, 100.0, 120.0, 110.0)] + [run({})]
+    runs = [run({"+1.0": seconds}) for seconds in (130.0, 100.0, 120.0, 110.0)] + [run({})]
 
-    assert entry_shifts(runs, OLYMPIC_MEAN)["1"] == 120.0
+    assert entry_shifts(runs, OLYMPIC_MEAN)["+1.0"] == 120.0
 
 
 def test_an_entrys_olympic_mean_with_more_failures_than_dropped_has_no_score():
-    runs = [run({"1": seconds}) for seconds in (100.0, 110.0, 120.0)] + [run({}), run({})]
+    runs = [run({"+1.0": seconds}) for seconds in (100.0, 110.0, 120.0)] + [run({}), run({})]
 
-    assert entry_shifts(runs, OLYMPIC_MEAN)["1"] is None
+    assert entry_shifts(runs, OLYMPIC_MEAN)["+1.0"] is None
 
 
 def test_an_entry_with_one_single_crossing_run_is_flagged():
@@ -196,10 +196,10 @@ def test_an_entry_with_one_single_crossing_run_is_flagged():
 def swapping_board() -> list[RankedEntry]:
     """Officially 1, 2, 3, 4. At +0.5, 3 passes 2; at +1, 2 never gets there."""
     return [
-        entry(4, 4, 400.0, same_at_every_shift(400.0, {"0.5": 500.0, "1": 600.0})),
-        entry(2, 2, 200.0, same_at_every_shift(200.0, {"0.5": 350.0, "1": None})),
-        entry(1, 1, 100.0, same_at_every_shift(100.0, {"0.5": 150.0, "1": 200.0})),
-        entry(3, 3, 300.0, same_at_every_shift(300.0, {"0.5": 320.0, "1": 400.0})),
+        entry(4, 4, 400.0, same_at_every_shift(400.0, {"+0.5": 500.0, "+1.0": 600.0})),
+        entry(2, 2, 200.0, same_at_every_shift(200.0, {"+0.5": 350.0, "+1.0": None})),
+        entry(1, 1, 100.0, same_at_every_shift(100.0, {"+0.5": 150.0, "+1.0": 200.0})),
+        entry(3, 3, 300.0, same_at_every_shift(300.0, {"+0.5": 320.0, "+1.0": 400.0})),
     ]
 
 
@@ -244,9 +244,9 @@ def test_equal_seconds_are_ranked_by_date_then_id():
     # 2 Jan, so by id) pass 3 (200 s): 3 goes 1->3 (-2), 1 goes 2->1 (+1), 2 goes 3->2 (+1). Pairs (3,1) and (3,2)
     # are discordant, (1,2) concordant: tau = (1 - 2) / 3.
     board = [
-        entry(2, 2, 100.0, same_at_every_shift(100.0, {"0.5": 150.0})),
-        entry(1, 2, 100.0, same_at_every_shift(100.0, {"0.5": 150.0})),
-        entry(3, 1, 100.0, same_at_every_shift(100.0, {"0.5": 200.0})),
+        entry(2, 2, 100.0, same_at_every_shift(100.0, {"+0.5": 150.0})),
+        entry(1, 2, 100.0, same_at_every_shift(100.0, {"+0.5": 150.0})),
+        entry(3, 1, 100.0, same_at_every_shift(100.0, {"+0.5": 200.0})),
     ]
 
     shift = shift_at(board_sensitivity(board, PERCENT_THRESHOLD, Scale.PERCENT), 0.5)
@@ -267,7 +267,7 @@ def test_only_the_moves_asked_for_are_shown():
 
 def test_a_shift_reached_by_fewer_than_two_entries_has_no_tau():
     board = [
-        entry(1, 1, 100.0, same_at_every_shift(100.0, {"1": None})),
+        entry(1, 1, 100.0, same_at_every_shift(100.0, {"+1.0": None})),
         entry(2, 2, 200.0, same_at_every_shift(200.0)),
     ]
 

@@ -356,17 +356,17 @@ def test_the_leaderboard_command_filters_by_verification():
 
 def test_verify_entries_derives_every_level_again():
     seed, reference = measured_and_imported()
-    Entry.objects.update(verification="self-reported", threshold_shift_seconds=None)
+    Entry.objects.update(verification="self-reported", seconds_at_minus_1_point=None, seconds_at_minus_half_point=None)
     out = StringIO()
 
     call_command("verify_entries", "--logs", stdout=out)
 
     assert (level_of(seed.id), level_of(reference.id)) == ("log-verified", "measured")
     assert Entry.objects.get(id=seed.id).threshold_shift_seconds == {
-        "-1": 3600.0,
+        "-1.0": 3600.0,
         "-0.5": 3600.0,
-        "0.5": None,
-        "1": None,
+        "+0.5": None,
+        "+1.0": None,
     }
     assert "2 entries verified; 2 moved level." in out.getvalue()
 
@@ -393,3 +393,37 @@ def test_every_entrys_stored_level_is_the_one_its_history_gives(api_client):
     assert levels == {"reproduced", "measured", "self-reported", "compliance-checked"}
     for entry in Entry.objects.all():
         assert_level_derives_from_history(entry)
+
+
+def test_the_api_shows_every_shift_with_null_where_never_reached(api_client):
+    seed = seed_entry([(1, 0.5, 90.0), (2, 1.0, 93.9), (3, 1.5, 94.1)])
+
+    shown = api_client.get(f"/api/v1/entries/{seed.id}/").json()["threshold_shift_seconds"]
+
+    assert shown == {"-1.0": 3600.0, "-0.5": 3600.0, "+0.5": None, "+1.0": None}
+
+
+def test_the_sensitivity_of_a_board_whose_order_turns_at_a_lower_threshold(api_client):
+    # A reaches 93 % at 0.1 h but 94 % only at 1.0 h; B reaches 93.6 % at 0.5 h and 94 % at 0.6 h. At 94 % B is
+    # first; at 93 % A is (tau -1 over the one pair); at 93.5 % B again (tau 1); nobody reaches 94.5 %.
+    rows = {"a": [(1, 0.1, 93.2), (2, 1.0, 94.1)], "b": [(1, 0.5, 93.6), (2, 0.6, 94.2)]}
+    ids = {}
+    for name, log in rows.items():
+        outcome = entry_import(
+            task_slug="cifar10",
+            track="train",
+            source_name=name,
+            entry=Upload(f"{name}.json", entry_bytes(model=name)),
+            logs=[Upload(f"{name}.tsv", training_log(log))],
+        )
+        ids[name] = outcome.entry_id
+
+    document = api_client.get("/api/v1/tasks/cifar10/sensitivity/").json()
+
+    by_delta = {shift["delta"]: shift for shift in document["shifts"]}
+    assert (by_delta[-1.0]["kendall_tau"], by_delta[-0.5]["kendall_tau"]) == (-1.0, 1.0)
+    assert [(move["entry"], move["move"]) for move in by_delta[-1.0]["largest_moves"]] == [
+        (ids["b"], -1),
+        (ids["a"], 1),
+    ]
+    assert (by_delta[0.5]["entries_ranked"], by_delta[0.5]["kendall_tau"]) == (0, None)
