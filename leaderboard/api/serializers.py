@@ -154,7 +154,6 @@ class ShiftSerializer(serializers.Serializer):
     )
     entries_ranked = serializers.IntegerField(help_text="Entries reaching the shifted threshold.")
     largest_moves = RankMoveSerializer(many=True)
-    dropped = serializers.IntegerField(help_text="Entries on the official board that never reach this threshold.")
 
 
 class SensitivitySerializer(serializers.Serializer):

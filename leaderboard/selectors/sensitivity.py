@@ -18,6 +18,7 @@ from leaderboard.selectors.boards import board_version, leaderboard_entries
 from leaderboard.selectors.catalog import rules_of
 
 MOVES_SHOWN = 5
+SHIFT_KEYS = ("delta", "threshold", "kendall_tau", "entries_ranked", "largest_moves")  # a shift in the API, exactly
 
 
 @dataclass(frozen=True)
@@ -37,7 +38,7 @@ class TaskSensitivity:
             "task": self.version.task.slug,
             "version": self.version.version,
             "threshold": shown["threshold"],
-            "shifts": shown["shifts"],
+            "shifts": [{key: shift[key] for key in SHIFT_KEYS} for shift in shown["shifts"]],
             "single_crossings": shown["single_crossings"],
         }
 
