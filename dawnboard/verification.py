@@ -220,10 +220,3 @@ def verification_levels_asked(value: str) -> tuple[str, ...]:
         raise ValueError(f"Unknown verification level '{shown}'; use one or more of: {', '.join(VERIFICATION_LEVELS)}.")
     return asked
 
-
-def evaluated_asked(value: str) -> str:
-    """The `?evaluated=` filter's value; ValueError naming the known ones for anything else."""
-    known = [kind.value for kind in Evaluated]
-    if value not in known:
-        raise ValueError(f"Unknown evaluated '{value[:50]}'; use one of: {', '.join(known)}.")
-    return value

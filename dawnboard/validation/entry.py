@@ -193,8 +193,10 @@ def check_entry(
         evaluation=evaluation_statement(
             {
                 EVALUATION_SPLIT_FIELD: text_values[EVALUATION_SPLIT_FIELD],
-                EVALUATION_EXCLUSIONS_FIELD: document.get(EVALUATION_EXCLUSIONS_FIELD)
-                and text_values[EVALUATION_EXCLUSIONS_FIELD],
+                # Exclusions stated, even as "": what was evaluated is said (null counts as absent).
+                EVALUATION_EXCLUSIONS_FIELD: text_values[EVALUATION_EXCLUSIONS_FIELD]
+                if document.get(EVALUATION_EXCLUSIONS_FIELD) is not None
+                else None,
                 USED_BLACKLIST_FIELD: used_blacklist,
             }
         ),

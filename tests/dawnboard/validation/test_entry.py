@@ -659,3 +659,38 @@ def test_accepts_an_empty_code_url(submit, entry_json):
 
     assert result.accepted
     assert result.entry.code_url == ""
+
+
+# --- Dawnboard's own fields: what was evaluated, and what an entry reproduces ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [
+        ("reproduces", True),
+        ("reproduces", 0),
+        ("reproduces", -3),
+        ("reproduces", 1.5),
+        ("reproduces", ""),
+        ("reproduces", ["seed"]),
+        ("usedBlacklist", "maybe"),
+        ("usedBlacklist", 1),
+        ("evaluationSplit", 3),
+        ("evaluationExclusions", {"images": 50}),
+    ],
+)
+def test_a_trust_field_of_the_wrong_type_is_refused_naming_it(submit, entry_json, field, value):
+    result = submit(entry=entry_json(**{field: value}))
+
+    assert [(issue.code, issue.field) for issue in result.errors] == [(ErrorCode.WRONG_TYPE, field)]
+
+
+@pytest.mark.parametrize(("value", "reproduces"), [(12, 12), ("  davidcpage_resnet9  ", "davidcpage_resnet9")])
+def test_reproduces_names_an_entry_by_id_or_by_file_stem(submit, entry_json, value, reproduces):
+    assert submit(entry=entry_json(reproduces=value)).entry.reproduces == reproduces
+
+
+def test_used_blacklist_written_as_text_is_read_as_a_boolean(submit, entry_json):
+    result = submit(entry=entry_json(usedBlacklist="TRUE"))
+
+    assert result.entry.evaluation.evaluated == "with-exclusions"
