@@ -219,4 +219,3 @@ def verification_levels_asked(value: str) -> tuple[str, ...]:
         shown = (unknown[0] if unknown else value)[:50]
         raise ValueError(f"Unknown verification level '{shown}'; use one or more of: {', '.join(VERIFICATION_LEVELS)}.")
     return asked
-

@@ -58,3 +58,14 @@ def entry_runs_follow(sender, instance, created, update_fields=None, **kwargs) -
         return
     on_board = instance.status == Entry.Status.ACCEPTED
     Run.objects.filter(entry_id=instance.id).exclude(on_board=on_board).update(on_board=on_board)
+
+
+@receiver(post_save, sender=Entry)
+def entry_trust_follows(sender, instance, created, update_fields=None, raw=False, **kwargs) -> None:
+    """A withdrawn or restored entry's bearing on others' trust follows it, however its status was saved (by judging,
+    or by staff in the admin): the seed it reproduced, or its recipe's seeds, are judged again without it or with it
+    (leaderboard.services.verification). A new entry is judged by the service that stores it."""
+    from leaderboard.services.verification import entry_trust_refresh  # as above: no pandas for a read
+
+    if not (created or raw) and (update_fields is None or "status" in update_fields):
+        entry_trust_refresh(entry=instance)

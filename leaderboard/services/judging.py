@@ -194,11 +194,10 @@ def _task_version_for(*, task_slug: str, version: str) -> TaskVersion:
 
 
 def entry_withdraw(*, entry: Entry) -> None:
-    """Take an entry off the boards, its runs' logs with it (leaderboard.signals: free to be submitted again); the
-    entries it bore on (a seed it reproduced, its recipe's seeds) are judged again without it."""
+    """Take an entry off the boards, its runs' logs with it (leaderboard.signals: free to be submitted again), and the
+    entries it bore on (a seed it reproduced, its recipe's seeds) judged again without it (leaderboard.signals)."""
     entry.status = Entry.Status.WITHDRAWN
     entry.save(update_fields=["status"])
-    entry_trust_refresh(entry=entry)
 
 
 def files_digest_of(*, task_slug: str, track: str, entry: Upload | None, logs: list[Upload], version: str = "") -> str:

@@ -427,3 +427,15 @@ def test_the_sensitivity_of_a_board_whose_order_turns_at_a_lower_threshold(api_c
         (ids["a"], 1),
     ]
     assert (by_delta[0.5]["entries_ranked"], by_delta[0.5]["kendall_tau"]) == (0, None)
+
+
+def test_a_reproduction_withdrawn_by_staff_takes_the_seeds_level_back(admin_client):
+    seed = seed_entry()
+    reference = reference_run([(1, 0.5, 90.0), (2, 1.0, 94.3)])
+    assert level_of(seed.id) == Verification.REPRODUCED
+
+    reference.status = Entry.Status.WITHDRAWN
+    reference.save()  # as the admin saves a changed entry: every field
+
+    seed.refresh_from_db()
+    assert seed.verification == Verification.LOG_VERIFIED and seed.reproduction is None
