@@ -4,9 +4,9 @@ VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-$(shell cat requirements.txt requirements-dev.txt | sha256sum | cut -c1-12)
 
-.PHONY: install run test lint bench bench-http soak gpu-check clean
+.PHONY: install run test lint bench bench-http soak gpu-check clean help
 
-install: $(STAMP)
+install: $(STAMP)  ## install the pinned packages into .venv (once per requirements change)
 
 $(STAMP): requirements.txt requirements-dev.txt
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
@@ -22,7 +22,7 @@ $(STAMP): requirements.txt requirements-dev.txt
 # so on the entry: nothing on the board is made up.
 BUNDLED := runs/bundled
 PRICED_AS := --instance auto --provider aws
-run: install
+run: install  ## install, migrate, fill the bundled task's boards from real runs and serve on 127.0.0.1:8000
 	$(PY) manage.py migrate --noinput
 	$(PY) manage.py run_reference digits --submit --only-if-missing --out $(BUNDLED) $(PRICED_AS)
 	@if [ -f $(BUNDLED)/digits_cnn_seed0.pt ]; then \
@@ -41,7 +41,7 @@ POSTGRES_TEST_URL ?= postgres://postgres@127.0.0.1:5432/dawnboard
 # accessibility check), from npm into .cache/axe-core/: the test injects that file into each page.
 .PHONY: browser
 AXE_JS := .cache/axe-core/node_modules/axe-core/axe.min.js
-browser:
+browser:  ## install Debian's chromium and axe-core for the browser tests (skipped where impossible)
 	@command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) \
 		|| echo "chromium could not be installed: the browser tests will be skipped"
 	@test -f $(AXE_JS) || (command -v npm >/dev/null && npm install --silent --no-save --no-audit --no-fund \
@@ -50,7 +50,7 @@ browser:
 # The tests run on every core (pytest-xdist), a test module's tests on one worker together.
 PYTEST_WORKERS ?= auto
 
-test: install browser
+test: install browser  ## install and run the whole suite, then its PostgreSQL pass where PostgreSQL runs
 	$(VENV)/bin/lint-imports
 	$(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile
 	@if $(PY) -c "import socket; socket.create_connection(('127.0.0.1', 5432), 1)" 2>/dev/null; then \
@@ -63,12 +63,12 @@ test: install browser
 		echo "PostgreSQL is not running on 127.0.0.1:5432: the PostgreSQL pass of the API tests is skipped."; \
 	fi
 
-lint: install
+lint: install  ## ruff check, ruff format --check and the import contracts
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports
 
-bench: install
+bench: install  ## the in-process benchmarks, each printing ratios against a baseline
 	$(PY) bench/ingest.py
 	$(PY) bench/submission_memory.py
 	$(PY) bench/pages.py
@@ -82,7 +82,7 @@ bench: install
 # The site over HTTP as readers meet it (issue 12): it starts its own production stack on this machine (gunicorn
 # -w 4, a Celery worker, two redis-servers of its own, a fresh PostgreSQL database `dawnboard_http`), loads it
 # with wrk at 1,000, 10,000 and 100,000 entries per task, prints one table per size and tears it all down.
-bench-http: install
+bench-http: install  ## the site over HTTP on its own production stack at 1,000 to 100,000 entries a task
 	@command -v wrk >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq wrk)
 	$(PY) bench/http_bench.py
 
@@ -100,7 +100,7 @@ $(SOAK_STAMP): requirements-soak.txt
 	rm -f $(SOAK_VENV)/.installed-*
 	touch $(SOAK_STAMP)
 
-soak: install $(SOAK_STAMP)
+soak: install $(SOAK_STAMP)  ## the fault and load suite on its own production stack
 	@command -v nginx >/dev/null || test -x /usr/sbin/nginx \
 		|| (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nginx)
 	$(PY) -m bench.soak
@@ -110,8 +110,11 @@ soak: install $(SOAK_STAMP)
 # make gpu-check GPU_PYTHON=python3 (it reads no database and needs only torch, numpy, pandas, Pillow, tqdm,
 # scikit-learn's digits and mlperf-logging, not the site).
 GPU_PYTHON ?= $(PY)
-gpu-check:
+gpu-check:  ## the prepared GPU check (on a machine with a GPU)
 	$(GPU_PYTHON) bench/gpu_check.py
 
-clean:
+clean:  ## remove the virtualenvs, caches, collected static files and the local database
 	rm -rf $(VENV) $(SOAK_VENV) db.sqlite3 staticfiles test-artifacts .cache
+
+help:  ## list these targets
+	@awk -F':.*## ' '/^[a-z-]+:.*## / {printf "  %-11s %s\n", $$1, $$2}' $(MAKEFILE_LIST)
