@@ -137,16 +137,17 @@ def test_throttle_rates_and_the_lockout_come_from_the_environment():
     ), result.stderr
 
 
-def test_gunicorn_and_the_worker_load_production_settings_unless_told_otherwise():
+def test_gunicorn_and_the_worker_load_production_settings_unless_told_otherwise(tmp_path):
     """`gunicorn config.wsgi` imports the `config` package (and its Celery app) first: both must mean production."""
     code = (
         "import config.wsgi; from django.conf import settings; from config.celery_app import app; "
         "print(settings.SETTINGS_MODULE, settings.SECURE_SSL_REDIRECT, app.conf.worker_disable_prefetch)"
     )
+    (tmp_path / "staticfiles.json").write_text('{"paths": {}, "version": "1.1"}')  # as collectstatic leaves it
     environment = {key: value for key, value in _clean_environment().items() if key != "DJANGO_SETTINGS_MODULE"}
     result = subprocess.run(
         [sys.executable, "-c", code],
-        env={**environment, "SECRET_KEY": DEPLOY_SECRET_KEY},
+        env={**environment, "SECRET_KEY": DEPLOY_SECRET_KEY, "STATIC_ROOT": str(tmp_path)},
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -154,3 +155,30 @@ def test_gunicorn_and_the_worker_load_production_settings_unless_told_otherwise(
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.split() == ["config.settings.production", "True", "True"]
+
+
+def test_gunicorn_refuses_to_start_without_the_static_files_saying_what_to_run(tmp_path):
+    """The 500 trap: production pages name their static files from collectstatic's manifest. Without it the web
+    process stops at start, naming the command with its own settings, instead of answering 500s."""
+    environment = {key: value for key, value in _clean_environment().items() if key != "DJANGO_SETTINGS_MODULE"}
+    result = subprocess.run(
+        [sys.executable, "-c", "import config.wsgi"],
+        env={**environment, "SECRET_KEY": DEPLOY_SECRET_KEY, "STATIC_ROOT": str(tmp_path)},
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
+
+    assert result.returncode != 0
+    assert "ImproperlyConfigured: No static files manifest (staticfiles.json)" in result.stderr
+    assert (
+        "DJANGO_SETTINGS_MODULE=config.settings.production .venv/bin/python manage.py collectstatic --noinput"
+        in result.stderr
+    )
+
+
+def test_local_settings_read_no_manifest():
+    from config.serving import static_manifest_problem
+
+    assert static_manifest_problem() is None  # the test settings' storage names static files as they are
