@@ -172,11 +172,10 @@ def validate_mllog_files(
     result = mlperf_ingest_result(verdict, rules=rules, system=system, logs=[log for _, log in runs])
     if not result.accepted:
         return result
-    files = [(name, data) for name, data in logs]
     return replace(
         result,
-        compliance=compliance_verdict(files, ruleset=training_round.ruleset),
-        convergence=rcp_verdict(files, ruleset=training_round.ruleset, benchmark=rules.benchmark),
+        compliance=compliance_verdict(logs, ruleset=training_round.ruleset),
+        convergence=rcp_verdict(logs, ruleset=training_round.ruleset, benchmark=rules.benchmark),
     )
 
 

@@ -190,9 +190,6 @@ class EvaluationStatement:
             return Evaluated.WITH_EXCLUSIONS
         return Evaluated.WHOLE if self.stated else Evaluated.UNSTATED
 
-    def as_dict(self) -> dict:
-        return {"split": self.split or None, "exclusions": self.exclusions or None, "evaluated": self.evaluated.value}
-
 
 def evaluation_statement(fields: Mapping[str, Any]) -> EvaluationStatement:
     """What an entry's fields (as checked: `evaluationSplit` and `evaluationExclusions` text, `usedBlacklist` a

@@ -52,6 +52,11 @@ def seconds_of(hours: Decimal) -> Decimal:
     return hours * SECONDS_PER_HOUR
 
 
+def logged_seconds(hours: float) -> float:
+    """A log's `hours` as the board's seconds: the hours as written (`shortest_decimal`), times 3,600, exactly."""
+    return float(seconds_of(shortest_decimal(hours)))
+
+
 def hours_of(seconds):
     """Seconds to hours; a Decimal stays a Decimal, a float (or a pandas column) stays one."""
     return seconds / SECONDS_PER_HOUR

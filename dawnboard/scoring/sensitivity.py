@@ -2,7 +2,7 @@
 
 Exact, from each run's log as read (never from a thinned curve): a run's time at a shifted threshold is the time of
 its first evaluation reaching it, in seconds exactly as validation computes the official time
-(`float(seconds_of(shortest_decimal(hours)))`); an entry's time there is its runs' score under the task version's
+(`dawnboard.scoring.logged_seconds`); an entry's time there is its runs' score under the task version's
 rule, the runs never reaching it counted as failed.
 
 A board ranks entries by seconds, then date, then id, all ascending: a strict order (ids are unique), so ranks are
@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import datetime
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 
 from dawnboard.rules import RunsRule, Scale
-from dawnboard.scoring import first_crossing, seconds_of, shortest_decimal
+from dawnboard.scoring import first_crossing, logged_seconds
 from dawnboard.scoring.runs import score_of_runs
 
 THRESHOLD_SHIFTS = (-1.0, -0.5, 0.5, 1.0)  # points of the task's scale
@@ -81,35 +81,8 @@ def run_shifts(
         higher_is_better: True for an accuracy (reaching is metric >= threshold, +delta raises the threshold);
             False for a loss (reaching is metric <= threshold, +delta lowers it). Either way +delta is stricter.
     """
-    return _run_shifts(
-        lambda index: float(seconds_of(shortest_decimal(hours[index]))),
-        len(hours),
-        metric,
-        threshold,
-        scale,
-        higher_is_better=higher_is_better,
-    )
-
-
-def run_shifts_of_seconds(
-    seconds: np.ndarray, metric: np.ndarray, threshold: Decimal, scale: Scale, *, higher_is_better: bool = True
-) -> RunShifts:
-    """`run_shifts` for a log whose times are already seconds (an MLPerf run's curve): each time as given."""
-    return _run_shifts(
-        lambda index: float(seconds[index]), len(seconds), metric, threshold, scale, higher_is_better=higher_is_better
-    )
-
-
-def _run_shifts(
-    seconds_at: Callable[[int], float],
-    rows: int,
-    metric: np.ndarray,
-    threshold: Decimal,
-    scale: Scale,
-    *,
-    higher_is_better: bool,
-) -> RunShifts:
     metric = np.asarray(metric, dtype=float)
+    rows = len(hours)
     if len(metric) != rows:
         raise ValueError(f"A log has {rows} times but {len(metric)} metric values.")
     if rows == 0:
@@ -120,7 +93,7 @@ def _run_shifts(
     seconds: dict[str, float | None] = {}
     for delta, shifted in shifted_thresholds(threshold, scale, higher_is_better=higher_is_better):
         crossing = first_crossing(signed, sign * float(shifted))
-        seconds[shift_key(delta)] = None if crossing is None else seconds_at(crossing)
+        seconds[shift_key(delta)] = None if crossing is None else logged_seconds(hours[crossing])
     official = first_crossing(signed, sign * float(threshold))
     single = official is not None and official + 1 < rows and signed[official + 1] < sign * float(threshold)
     return RunShifts(seconds=seconds, single_crossing=bool(single))

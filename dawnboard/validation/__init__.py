@@ -32,7 +32,7 @@ from dawnboard.scoring import (
     first_crossing,
     hours_of,
     inference_cost_usd_per_10k,
-    seconds_of,
+    logged_seconds,
     shortest_decimal,
     training_cost_usd,
 )
@@ -331,7 +331,7 @@ def check_request(*, task_slug: str, track: str, has_entry: bool, log_count: int
 def _run_results(log: TrainingLog, crossing: int) -> Results:
     return Results(
         accuracy=float(log.metric[crossing]),
-        time_to_accuracy_seconds=float(seconds_of(shortest_decimal(log.hours[crossing]))),
+        time_to_accuracy_seconds=logged_seconds(log.hours[crossing]),
         time_to_accuracy_epoch=float(log.epochs[crossing]),
         time_to_accuracy_line=int(log.line_numbers[crossing]),
     )

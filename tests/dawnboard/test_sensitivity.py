@@ -19,7 +19,6 @@ from dawnboard.scoring.sensitivity import (
     entry_single_crossing,
     point_of,
     run_shifts,
-    run_shifts_of_seconds,
     shift_key,
     shifted_thresholds,
 )
@@ -117,12 +116,6 @@ def test_seconds_are_the_logs_hours_as_written_times_3600():
     shifts = shifts_of([93.0], hours=[1.1])
 
     assert shifts.seconds["-1.0"] == 3960.0
-
-
-def test_seconds_given_as_seconds_are_kept_as_given():
-    shifts = run_shifts_of_seconds(np.array([10.5, 20.25]), np.array([93.2, 95.0]), PERCENT_THRESHOLD, Scale.PERCENT)
-
-    assert shifts.seconds == {"-1.0": 10.5, "-0.5": 20.25, "+0.5": 20.25, "+1.0": 20.25}
 
 
 def test_a_crossing_followed_by_an_evaluation_below_the_threshold_is_a_single_crossing():
