@@ -11,8 +11,9 @@ the entries reaching its threshold, by their seconds there, then date, then id.
 
 Per shift, the Kendall tau between the official order and the shifted one is taken over the entries in both:
 (concordant - discordant) / (n (n - 1) / 2) over their pairs (no ties, so tau-a and tau-b agree), None under two
-entries. A rank move is an entry's rank on the official board less its rank on the shifted board (each board's own
-ranks, so an entry also moves up when entries above it drop out of a stricter board).
+entries. A rank move is an entry's place in the official order less its place in the shifted one, both counted
+among those same entries: a change of order, never the gap an entry leaves when it does not reach a stricter
+threshold (`ShiftSensitivity.dropped` counts those).
 
 A run whose official crossing is followed by an evaluation below the threshold reached it in a single evaluation
 (an evaluation's noise rather than a trained model, perhaps); its entry is flagged.
