@@ -15,6 +15,12 @@
    early-stopping estimate of the 90th), offline (samples per second, in batches) or server (the highest Poisson
    rate LoadGen judges VALID under the latency bound, found by a bounded search), with its VALID or INVALID
    and its logs.
+
+In a single stream the timed pass's mean must lie within the range of LoadGen's queries (ingest refuses an entry
+whose latency lies outside it, `loadgen_contradicts_entry`): the two passes time the same calls on the same
+machine, so a mean outside that range says one pass was disturbed (a few slow calls on a busy machine weigh heavily
+in a small set's mean). The timed pass is then measured again, at most `TIMED_PASSES` times in all; the record
+keeps every pass's mean, and a measurement still out of range is reported and not submitted.
 """
 
 from __future__ import annotations
@@ -49,6 +55,8 @@ SERVER_SEARCH_TESTS = 8
 SERVER_SEARCH_RESOLUTION = 1.1
 # Its first rate: this share of what one instance answers a second at its mean single-stream latency.
 SERVER_FIRST_RATE_SHARE = 0.5
+# The timed passes a single stream may take for its mean to agree with LoadGen's queries (see above).
+TIMED_PASSES = 3
 
 
 @dataclass(frozen=True)
@@ -73,6 +81,7 @@ class Measurement:
     performance: LoadGenOutcome  # the scenario's performance test (the server's: its highest VALID rate's)
     settings: LoadGenSettings  # as that test ran (calibrated; the server's rate)
     server_tries: tuple[ServerTry, ...] = ()
+    timed_pass_means_ms: tuple[float, ...] = ()  # every timed pass's mean, the last the entry's
 
     @property
     def accuracy(self) -> float:
@@ -126,7 +135,15 @@ def measure(
     else:
         settings = calibrated(settings, answer, library, out_dir / "calibration")
         performance = loadgen_run(answer, library, settings, out_dir / settings.scenario)
+    means = [latency.mean_ms]
+    while (
+        settings.scenario == "single-stream" and not _within_queries(latency, performance) and len(means) < TIMED_PASSES
+    ):
+        latencies_ns, timed_answers, _ = timed_pass(answer, items)
+        latency = LatencySummary.of(latencies_ns[warmup:])
+        means.append(latency.mean_ms)
     return Measurement(
+        timed_pass_means_ms=tuple(means),
         latency=latency,
         items=len(labels),
         warmup=warmup,
@@ -136,6 +153,14 @@ def measure(
         settings=settings,
         server_tries=tries,
     )
+
+
+def _within_queries(latency: LatencySummary, performance: LoadGenOutcome) -> bool:
+    """Whether the timed pass's mean lies within the fastest..slowest query of LoadGen's single-stream test."""
+    test = performance.test
+    if test.min_ms is None or test.max_ms is None:
+        return True
+    return test.min_ms <= latency.mean_ms <= test.max_ms
 
 
 def timed_pass(
