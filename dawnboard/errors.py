@@ -7,7 +7,7 @@ from enum import StrEnum
 
 
 class ErrorCode(StrEnum):
-    """Why a submission was rejected. Listed, with their meaning, in the README."""
+    """Why a submission was rejected. Listed, with their meaning, in docs/submitting/error-codes.md."""
 
     UNKNOWN_TASK = "unknown_task"
     UNKNOWN_TRACK = "unknown_track"

@@ -94,14 +94,16 @@ class RunsRule:
 
 # DAWNBench ranked one run per entry; Dawnboard takes one or more and ranks their median (one run: that run), so
 # that an entry of several runs reports its spread rather than its luckiest seed.
-DAWNBENCH_RUNS = RunsRule(aggregate=Aggregate.MEDIAN, min_runs=1, source="Dawnboard (README: Several runs)")
+DAWNBENCH_RUNS = RunsRule(
+    aggregate=Aggregate.MEDIAN, min_runs=1, source="Dawnboard (docs/submitting/several-runs-and-mlperf.md)"
+)
 
 
 TRACKS = tuple(Track)  # `"train" in TRACKS` holds; `in Track` refuses a plain string before Python 3.12
 PERCENT, FRACTION = Scale.PERCENT, Scale.FRACTION
 EPOCH, HOURS = "epoch", "hours"  # the two columns every training log has, beside the task's metric
 RULES_SOURCE = "https://dawn.cs.stanford.edu/benchmark/v1/"
-# Dawnboard's own task; the threshold and why it was chosen are in the README ("The digits task").
+# Dawnboard's own task; the threshold and why it was chosen are in docs/submitting/formats.md ("The digits task").
 DIGITS_SOURCE = (
     "https://scikit-learn.org/stable/datasets/toy_dataset.html#optical-recognition-of-handwritten-digits-dataset"
 )
