@@ -11,6 +11,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from dawnboard.archives import DAWNBENCH_FILL_COMMAND, dawnbench_archive, mlperf_archive, mlperf_fill_command
+from dawnboard.rules import MLPERF_VERSION_PREFIX, TaskDefinition
+
 
 @dataclass(frozen=True)
 class RecipeSpec:
@@ -123,26 +126,28 @@ def recipes_reproducing(task_slug: str, source_name: str) -> tuple[RecipeSpec, .
     return tuple(recipe for recipe in recipes_of(task_slug) if source_name in recipe.reproduces)
 
 
-DAWNBENCH_ARCHIVE = "https://github.com/stanford-futuredata/dawn-bench-entries"
-
-
 @dataclass(frozen=True)
 class FillCommand:
-    """A command that puts entries on a task's board, and what its DIR is (empty: it takes none)."""
+    """A command that puts entries on a task's board, what its DIR is (empty: it takes none) and what it downloads
+    (empty: nothing)."""
 
     command: str
     directory: str = ""
+    downloads: str = ""
 
 
-def fill_commands(task_slug: str, *, in_dawnbench_archive: bool) -> list[FillCommand]:
-    """The commands that put a task's first entries on its board: importing the public DAWNBench archive (for
-    its tasks), and training each of its reference recipes and submitting the run."""
+def fill_commands(task: TaskDefinition) -> list[FillCommand]:
+    """The commands that put a task's first entries on its board: downloading and importing the public DAWNBench
+    archive (for its tasks) and the latest MLPerf Training round's results (for a task an MLPerf benchmark is a
+    version of), and training each of its reference recipes and submitting the run."""
     commands = []
-    if in_dawnbench_archive:
-        commands.append(
-            FillCommand(".venv/bin/python manage.py import_dawnbench DIR", f"a clone of {DAWNBENCH_ARCHIVE}")
-        )
-    for recipe in recipes_of(task_slug):
+    if task.in_dawnbench_archive:
+        commands.append(FillCommand(DAWNBENCH_FILL_COMMAND, downloads=dawnbench_archive().web_url))
+    mlperf_versions = [rules.version for rules in task.versions if rules.benchmark]
+    if mlperf_versions:
+        round_name = mlperf_versions[-1].removeprefix(MLPERF_VERSION_PREFIX)  # versions follow the rounds' order
+        commands.append(FillCommand(mlperf_fill_command(round_name), downloads=mlperf_archive(round_name).web_url))
+    for recipe in recipes_of(task.slug):
         directory = "the task's dataset" if recipe.needs_data_dir else ""
         commands.append(FillCommand(f"{recipe.command} --submit", directory))
     return commands

@@ -72,6 +72,7 @@ def task_detail(request, slug: str):
             first_rank=page.start_index(),
         ),
         "frameworks": selectors.task_frameworks(task_slug=slug),
+        "fill_commands": selectors.task_fill_commands(task_slug=slug),
         "query": _query_without(request, "page"),
         "sort_query": _query_without(request, "page", "sort", "order"),
         "latency_stats": selectors.LATENCY_STATS.values(),

@@ -29,6 +29,7 @@ from leaderboard.selectors.boards import (
     leaderboard,
     leaderboard_entries,
     policy_board_rows,
+    task_fill_commands,
     task_frameworks,
     window_ids,
 )
@@ -111,6 +112,7 @@ __all__ = [
     "submission_for",
     "submissions_of",
     "task_catalog",
+    "task_fill_commands",
     "task_frameworks",
     "window_ids",
 ]

@@ -601,12 +601,19 @@ def _rows_of_entries(entries: list[Entry], value_field: str, submitters: dict[in
     )
 
 
+def task_fill_commands(*, task_slug: str) -> list[FillCommand]:
+    """For a task's page: the commands that would fill it when it has no accepted entry yet, else none."""
+    if Entry.objects.accepted().filter(task__slug=task_slug).exists():
+        return []
+    return _fill_commands(task_slug)
+
+
 def _fill_commands(task_slug: str) -> list[FillCommand]:
     try:
         task = task_named(task_slug)
     except KeyError:  # a task the database has and the rules do not: nothing to suggest
         return []
-    return fill_commands(task_slug, in_dawnbench_archive=task.in_dawnbench_archive)
+    return fill_commands(task)
 
 
 SORTABLE_COLUMNS = {"rank": None, "value": None, "date": "date", "model": "model", "team": "author"}

@@ -51,9 +51,28 @@ def test_home_puts_the_tasks_with_entries_first_and_says_how_to_fill_the_others(
         assert empty.count('class="fill-board"') == 1
     assert "<code>.venv/bin/python manage.py run_reference digits --recipe cnn --submit</code>" in digits
     assert "import_dawnbench" not in digits  # the DAWNBench archive has no digits entries
-    assert "<code>.venv/bin/python manage.py import_dawnbench DIR</code>" in imagenet
+    assert "<code>.venv/bin/python manage.py import_dawnbench --from-github</code>" in imagenet
     assert "github.com/stanford-futuredata/dawn-bench-entries" in imagenet
     assert "run_reference squad --recipe bidaf --data-dir DIR --submit" in squad
+
+
+def test_an_empty_task_s_page_says_the_commands_that_fill_it(client):
+    imagenet = client.get("/tasks/imagenet/").content.decode()
+    ssd = client.get("/tasks/ssd/").content.decode()
+
+    assert imagenet.count('class="fill-board"') == 1
+    assert "<code>.venv/bin/python manage.py import_dawnbench --from-github</code>" in imagenet
+    assert "<code>.venv/bin/python manage.py import_mlperf --from-github v4.0</code>" in imagenet  # resnet's last
+    assert "<code>.venv/bin/python manage.py import_mlperf --from-github v4.1</code>" in ssd
+    assert "import_dawnbench" not in ssd
+
+
+def test_a_task_with_entries_does_not_say_how_to_fill_it(client, submit_file):
+    submit_file()  # a cifar10 entry
+
+    cifar10 = client.get("/tasks/cifar10/").content.decode()
+
+    assert 'class="fill-board"' not in cifar10 and "--from-github" not in cifar10
 
 
 def test_home_finds_the_tasks_with_entries_by_probing_an_index_not_by_a_distinct_over_the_entries(client, submit_file):

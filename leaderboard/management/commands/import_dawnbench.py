@@ -1,4 +1,5 @@
-"""Import a tree laid out like the public dawn-bench-entries repository."""
+"""Import a tree laid out like the public dawn-bench-entries repository: a folder, or the repository itself downloaded
+from GitHub (`--from-github [REF]`, docs/submitting/public-archives.md)."""
 
 from __future__ import annotations
 
@@ -7,20 +8,49 @@ from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
+from dawnboard.archives import DAWNBENCH_DEFAULT_REF, dawnbench_archive
 from dawnboard.rules import TASKS, Track
+from leaderboard.management.public_archives import SHA256_HELP, described, from_github_options, unpacked_for_import
 from leaderboard.services import Upload, entry_import
 
 TASK_OF_FOLDER = {task.dawnbench_folder.lower(): task.slug for task in TASKS if task.dawnbench_folder}  # any case
 
 
 class Command(BaseCommand):
-    help = "Import DAWNBench entries from PATH/{CIFAR10,ImageNet,SQuAD}/{train,inference}/*.json (+ same-stem .tsv)."
+    help = (
+        "Import DAWNBench entries from PATH/{CIFAR10,ImageNet,SQuAD}/{train,inference}/*.json (+ same-stem .tsv), or "
+        "with --from-github from the public dawn-bench-entries repository, downloaded."
+    )
 
     def add_arguments(self, parser):
-        parser.add_argument("path", type=Path)
+        parser.add_argument("path", type=Path, nargs="?", help="A clone of dawn-bench-entries (or a tree like it).")
+        parser.add_argument(
+            "--from-github",
+            nargs="?",
+            const=DAWNBENCH_DEFAULT_REF,
+            metavar="REF",
+            help=f"Download github.com/stanford-futuredata/dawn-bench-entries at REF (default {DAWNBENCH_DEFAULT_REF}) "
+            "into the archive cache and import it.",
+        )
+        parser.add_argument("--sha256", metavar="HEX", help=SHA256_HELP)
         parser.add_argument("--json", action="store_true", help="Print one JSON document and nothing else.")
 
-    def handle(self, *args, path: Path, json: bool = False, **options):
+    def handle(self, *args, path: Path | None, json: bool = False, **options):
+        from_github, sha256 = options.get("from_github"), options.get("sha256")
+        from_github_options(path=path, from_github=from_github, sha256=sha256, local="PATH")
+        if from_github is None:
+            self._import_tree(path, json=json)
+            return
+        try:
+            archive = dawnbench_archive(from_github)
+        except ValueError as error:
+            raise CommandError(str(error)) from None
+        with unpacked_for_import(archive=archive, expected_sha256=sha256) as unpacked:
+            if not json:
+                self.stdout.write(described(unpacked))
+            self._import_tree(unpacked.tree.root, json=json, archive=unpacked.archive.as_dict())
+
+    def _import_tree(self, path: Path, *, json: bool, archive: dict | None = None) -> None:
         if not path.is_dir():
             raise CommandError(f"{path} is not a folder.")
         outcomes = [self._import_one(task, track, entry_path) for task, track, entry_path in _entry_files(path)]
@@ -33,7 +63,9 @@ class Command(BaseCommand):
             status: sum(o["status"] == status for o in outcomes) for status in ("imported", "skipped", "rejected")
         }
         if json:
-            self.stdout.write(_dumps({"files": outcomes, "summary": summary}))
+            self.stdout.write(
+                _dumps({**({"archive": archive} if archive else {}), "files": outcomes, "summary": summary})
+            )
         else:
             for outcome in outcomes:
                 self.stdout.write(_describe(outcome))
