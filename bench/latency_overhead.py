@@ -15,9 +15,11 @@ with random weights, in the same run:
     the model is a function answering nothing at once, which is LoadGen and the harness's callback alone.
 
 Both sides use one onnxruntime session per model, the same thread count, and leave out the same warm-up items;
-they alternate `--rounds` times and each ratio printed is the median of the paired ratios of means.
+they alternate in pairs (which goes first alternates too), at least `--rounds`, until the 95 % intervals of the
+medians of both paired ratios lie within +-2 % (`bench.goals`; or a cap for each model: `--max-seconds`,
+`--max-pairs`), and each ratio printed is the median of the paired ratios of means.
 
-Usage: .venv/bin/python bench/latency_overhead.py [--rounds 9] [--threads N] [--items 450]
+Usage: .venv/bin/python bench/latency_overhead.py [--rounds 9] [--threads N] [--items 450] [--max-seconds 120]
 """
 
 from __future__ import annotations
@@ -37,7 +39,8 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from bench.pairs import alternating_pairs  # noqa: E402
+from bench.goals import Goal, add_rule_arguments, judge, report, rule_from  # noqa: E402
+from bench.pairs import one_pair  # noqa: E402
 from benchmarks.workloads.base import OnnxSignature  # noqa: E402
 from benchmarks.workloads.cifar10 import ResNet9Cifar10  # noqa: E402
 from benchmarks.workloads.digits import DigitsCNNWorkload  # noqa: E402
@@ -48,6 +51,7 @@ from inference.items import ClassifiedItems  # noqa: E402
 from inference.loadgen import LoadGenSettings, loadgen_run  # noqa: E402
 
 WARMUP = 10
+HARNESS_GOAL, LOADGEN_GOAL = 1.03, 1.05
 
 
 def exported(model: torch.nn.Module, shape: tuple[int, ...], path: Path) -> Path:
@@ -88,6 +92,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=9)
     parser.add_argument("--threads", type=int, default=os.cpu_count() or 1, help="as measure_inference's default")
     parser.add_argument("--items", type=int, default=450)
+    add_rule_arguments(parser)
     args = parser.parse_args()
     torch.manual_seed(0)
     digits = DigitsCNNWorkload()
@@ -99,31 +104,42 @@ def main() -> None:
             ("digits CNN 1x1x8x8", digits.build_model(), (1, 1, 8, 8), digits_items),
             ("ResNet-9 1x3x32x32", ResNet9Cifar10().build_model(), (1, 3, 32, 32), cifar_items),
         ]
-        print(f"onnxruntime, {args.threads} threads, {args.rounds} rounds")
+        print(f"onnxruntime, {args.threads} threads, at least {args.rounds} rounds")
         for label, model, shape, items in cases:
             backend = OnnxBackend(exported(model, shape, Path(folder) / "model.onnx"), threads=args.threads)
             arrays = [np.ascontiguousarray(inputs.numpy(), dtype=np.float32) for inputs, _ in items]
             loadgen_means: list[float] = []
-            pairs = alternating_pairs(
+            pairs: list[tuple[float, float]] = []  # (harness, bare)
+            harness, bare_loop = (
                 partial(harness_mean_ms, backend, arrays, loadgen_means),
                 partial(bare_mean_ms, backend, arrays),
-                rounds=args.rounds,
             )
+
+            def sample(index: int) -> tuple[float, float]:
+                pairs.append(one_pair(harness, bare_loop, index))  # noqa: B023 (called within this iteration)
+                return pairs[-1][0] / pairs[-1][1], loadgen_means[-1] / pairs[-1][1]  # noqa: B023
+
+            goals = [
+                Goal("latency_overhead", f"{label} harness / bare", HARNESS_GOAL, at_most=True),
+                Goal("latency_overhead", f"{label} LoadGen / bare", LOADGEN_GOAL, at_most=True),
+            ]
+            verdicts = judge(goals, sample, rule_from(args, min_pairs=args.rounds))
             bare = [bare for _, bare in pairs]
             ratios = [ours / bare for ours, bare in pairs]
             loadgen_ratios = [ours / bare for ours, bare in zip(loadgen_means, bare, strict=True)]
             bookkeeping_us = [1000 * (ours - bare) for ours, bare in zip(loadgen_means, bare, strict=True)]
             print(
                 f"{label}: bare session.run {statistics.median(bare):.4f} ms (median of {len(items) - WARMUP} items "
-                f"x {args.rounds})\n"
+                f"x {len(pairs)})\n"
                 f"  harness (timed pass)    {statistics.median(o for o, _ in pairs):.4f} ms: ratio "
-                f"{statistics.median(ratios):.3f} (paired {min(ratios):.3f} to {max(ratios):.3f}; goal <= 1.03)\n"
+                f"{verdicts[0].median:.3f} (paired {min(ratios):.3f} to {max(ratios):.3f}; goal <= {HARNESS_GOAL})\n"
                 f"  LoadGen single stream   {statistics.median(loadgen_means):.4f} ms: ratio "
-                f"{statistics.median(loadgen_ratios):.3f} (paired {min(loadgen_ratios):.3f} to "
-                f"{max(loadgen_ratios):.3f}; goal <= 1.05); LoadGen's bookkeeping "
+                f"{verdicts[1].median:.3f} (paired {min(loadgen_ratios):.3f} to "
+                f"{max(loadgen_ratios):.3f}; goal <= {LOADGEN_GOAL}); LoadGen's bookkeeping "
                 f"{statistics.median(bookkeeping_us):.1f} us a query (its floor, answering nothing: "
                 f"{loadgen_floor_us(arrays):.1f} us)"
             )
+            report(verdicts)
 
 
 if __name__ == "__main__":

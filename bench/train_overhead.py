@@ -10,11 +10,15 @@ ResNet-9 on synthetic CIFAR-10 python batches written to a temporary folder), in
   and collating examples), the clock, the progress callback, the loss bookkeeping.
 
 Evaluation is stubbed out (the job's clock excludes it anyway) so every epoch trains. The first epoch of
-each is a warm-up and not counted. The two sides alternate, `--repeats` pairs for digits and
-`--cifar-repeats` for ResNet-9 (each of its steps takes seconds on a CPU); the ratio printed is the median of the
-paired ratios, so a slow moment of a shared machine cannot favour either side. The goal is at least 0.95.
+each is a warm-up and not counted. The two sides alternate (which goes first alternates too), at least `--repeats`
+pairs for digits and `--cifar-repeats` for ResNet-9 (each of its steps takes seconds on a CPU), until the 95 %
+interval of the median of the paired ratios lies within +-2 % (`bench.goals`; or a cap, `--max-seconds` for each
+recipe, `--max-pairs`); the ratio printed is that median, so a slow moment of a shared machine cannot favour either
+side. The goal is at least 0.95 for each recipe. A ResNet-9 pair takes minutes on 2 CPU cores: within the default
+cap it is NOT JUDGED (too few pairs for an interval) unless `--max-seconds` allows an hour or more.
 
 Usage: .venv/bin/python bench/train_overhead.py [--epochs 4] [--repeats 7] [--cifar-repeats 3] [--cifar-images 1024]
+           [--max-seconds 120] [--max-pairs 2000]
 """
 
 from __future__ import annotations
@@ -33,11 +37,14 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from bench.goals import Goal, add_rule_arguments, judge_ratio, report, rule_from  # noqa: E402
 from benchmarks.algorithms.recipes import recipe_optimizer  # noqa: E402
 from benchmarks.runner.config import RunConfig  # noqa: E402
 from benchmarks.runner.data import Shard, batched, epoch_order  # noqa: E402
 from benchmarks.runner.loop import train_reference  # noqa: E402
 from benchmarks.workloads import workload_class  # noqa: E402
+
+GOAL = 0.95
 
 
 def write_synthetic_cifar10(directory: Path, images: int) -> Path:
@@ -102,6 +109,7 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=7)
     parser.add_argument("--cifar-repeats", type=int, default=3)
     parser.add_argument("--cifar-images", type=int, default=1024)
+    add_rule_arguments(parser)
     args = parser.parse_args()
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, fp32 on the CPU")
     with tempfile.TemporaryDirectory() as folder:
@@ -110,21 +118,22 @@ def main() -> None:
             ("digits", "cnn", None, args.repeats),
             ("cifar10", "resnet9", cifar_dir, args.cifar_repeats),
         ):
-            pairs = []
-            for _ in range(repeats):
-                pairs.append(
-                    (
-                        job_images_per_second(task, recipe, data_dir, args.epochs),
-                        bare_images_per_second(task, recipe, data_dir, args.epochs),
-                    )
-                )
-            ratios = [job / bare for job, bare in pairs]
-            print(
-                f"{task}/{recipe}: job {statistics.median(job for job, _ in pairs):,.0f} images/s, "
-                f"bare loop {statistics.median(bare for _, bare in pairs):,.0f} images/s (medians of {repeats}); "
-                f"ratio {statistics.median(ratios):.3f} (paired ratios {min(ratios):.3f} to {max(ratios):.3f}; "
-                "goal >= 0.95)"
+            pairs: list[tuple[float, float]] = []  # (bare, job)
+            verdict = judge_ratio(
+                Goal(bench="train_overhead", name=f"{task}/{recipe} job / bare loop", target=GOAL, at_most=False),
+                lambda: bare_images_per_second(task, recipe, data_dir, args.epochs),  # noqa: B023 (called here)
+                lambda: job_images_per_second(task, recipe, data_dir, args.epochs),  # noqa: B023
+                rule_from(args, min_pairs=repeats),
+                pairs=pairs,
             )
+            ratios = [job / bare for bare, job in pairs]
+            print(
+                f"{task}/{recipe}: job {statistics.median(job for _, job in pairs):,.0f} images/s, "
+                f"bare loop {statistics.median(bare for bare, _ in pairs):,.0f} images/s (medians of {len(pairs)}); "
+                f"ratio {verdict.median:.3f} (paired ratios {min(ratios):.3f} to {max(ratios):.3f}; "
+                f"goal >= {GOAL})"
+            )
+            report([verdict])
 
 
 if __name__ == "__main__":
