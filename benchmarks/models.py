@@ -36,9 +36,15 @@ class ReferenceRun(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     started_at = models.DateTimeField(null=True, blank=True)
     finished_at = models.DateTimeField(null=True, blank=True)
+    lease_until = models.DateTimeField(
+        null=True,
+        blank=True,
+        help_text="While running: the worker renews it with a heartbeat; a run past it was lost with its worker.",
+    )
 
     class Meta:
         ordering = ["-created_at"]
+        indexes = [models.Index(fields=["state", "lease_until"], name="reference_run_lease")]
         constraints = [
             models.CheckConstraint(condition=Q(echo_factor__gte=1), name="reference_echo_factor_positive"),
             models.CheckConstraint(

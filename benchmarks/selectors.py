@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from celery import current_app
 from celery.result import AsyncResult
+from django.db.models import Count
 
 from benchmarks.models import ReferenceRun, Study
 
@@ -26,3 +27,9 @@ def studies_recent(*, limit: int = 100) -> list[Study]:
 def study_page(*, study_id: int) -> Study:
     """The study of this id; Study.DoesNotExist when there is none."""
     return Study.objects.get(pk=study_id)
+
+
+def reference_run_state_counts() -> dict[str, int]:
+    """Reference runs by state, every state named (0 where none)."""
+    counts = dict(ReferenceRun.objects.values_list("state").annotate(count=Count("id")).order_by())
+    return {state: counts.get(state, 0) for state in ReferenceRun.State.values}

@@ -10,15 +10,19 @@ this module, and every `manage.py` command imports them through the system check
 from __future__ import annotations
 
 import logging
+import threading
 import time
 import uuid
 from collections.abc import Callable
+from contextlib import contextmanager
+from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from celery import current_app
 from django.conf import settings
-from django.db import transaction
+from django.db import close_old_connections, connection, transaction
+from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
 
@@ -38,6 +42,7 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 REFERENCE_RUN_TASK = "benchmarks.reference_run"  # queued by name; benchmarks/tasks.py defines it
+REFERENCE_RUNS_SWEEP_TASK = "benchmarks.reference_runs_sweep"  # Celery beat's (settings)
 PROGRESS_INTERVAL_SECONDS = 1.0  # a progress write at most this often, and at every evaluation
 
 
@@ -130,26 +135,80 @@ def reference_run_execute(*, run_id: int, report: Callable[[dict], None] | None 
     from benchmarks.runner.job import reference_run  # torch: loaded where a run trains, never by the API's import
     from benchmarks.workloads.base import DatasetMissing
 
+    now = timezone.now()
     claimed = ReferenceRun.objects.filter(id=run_id, state=ReferenceRun.State.QUEUED).update(
-        state=ReferenceRun.State.RUNNING, started_at=timezone.now()
+        state=ReferenceRun.State.RUNNING, started_at=now, lease_until=now + _lease()
     )
     run = ReferenceRun.objects.get(id=run_id)
     if not claimed:
         return run.state  # delivered twice: the delivery that claimed it runs it
     out_dir = Path(settings.REFERENCE_RUNS_DIR) / run_folder(run)
     try:
-        result = reference_run(
-            reference_run_config(run, data_dir=_data_dir(run.task_slug)),
-            out_dir,
-            progress=_progress_writer(run_id, report),
-        )
-        outcome = _outcome_of(result, submit=run.submit)
+        with _heartbeat(run_id):
+            result = reference_run(
+                reference_run_config(run, data_dir=_data_dir(run.task_slug)),
+                out_dir,
+                progress=_progress_writer(run_id, report),
+            )
+            outcome = _outcome_of(result, submit=run.submit)
     except DatasetMissing as error:
         return _finish(run_id, ReferenceRun.State.FAILED, error=str(error))
     except Exception as error:  # a run never stays "running": its row says how it ended (a time limit included)
         logger.exception("Reference run %s failed", run_id)
         return _finish(run_id, ReferenceRun.State.FAILED, error=f"{type(error).__name__}: {error}")
     return _finish(run_id, ReferenceRun.State.SUCCEEDED, outcome=outcome)
+
+
+def _lease() -> timedelta:
+    return timedelta(seconds=settings.REFERENCE_RUN_LEASE_SECONDS)
+
+
+@contextmanager
+def _heartbeat(run_id: int):
+    """While the block runs, a thread renews the run's lease every REFERENCE_RUN_HEARTBEAT_SECONDS: a run whose
+    worker was killed outright (SIGKILL, the machine lost) stops renewing it, and the sweep ends it `failed`."""
+    stop = threading.Event()
+
+    def beat() -> None:
+        try:
+            while not stop.wait(settings.REFERENCE_RUN_HEARTBEAT_SECONDS):
+                ReferenceRun.objects.filter(id=run_id, state=ReferenceRun.State.RUNNING).update(
+                    lease_until=timezone.now() + _lease()
+                )
+        finally:
+            connection.close()  # this thread's own connection
+
+    thread = threading.Thread(target=beat, name=f"reference-run-{run_id}-heartbeat", daemon=True)
+    thread.start()
+    try:
+        yield
+    finally:
+        stop.set()
+        thread.join()
+
+
+def reference_runs_sweep() -> int:
+    """End `failed` every run still `running` past its lease: its worker stopped renewing it (killed outright, the
+    machine lost), so nothing will finish it. Returns how many were ended. Called by Celery beat."""
+    close_old_connections()
+    now = timezone.now()
+    # A run started before leases existed has none: lost once it has run a whole lease without one.
+    past_lease = Q(lease_until__lt=now) | Q(lease_until__isnull=True, started_at__lt=now - _lease())
+    lost = ReferenceRun.objects.filter(past_lease, state=ReferenceRun.State.RUNNING)
+    ended = 0
+    for run_id, lease_until in lost.values_list("id", "lease_until"):
+        since = (
+            f"its lease ran out at {lease_until.isoformat(timespec='seconds')}" if lease_until else "it held no lease"
+        )
+        reason = (
+            f"The worker running it was lost: {since}, with no heartbeat since (the worker was killed, or its "
+            "machine lost). Start it again."
+        )
+        ended += ReferenceRun.objects.filter(past_lease, id=run_id, state=ReferenceRun.State.RUNNING).update(
+            state=ReferenceRun.State.FAILED, error=reason, finished_at=now, lease_until=None
+        )
+        logger.warning("Reference run %s ended failed: %s", run_id, reason)
+    return ended
 
 
 def reference_run_config(run: ReferenceRun, *, data_dir: Path | None = None) -> RunConfig:
@@ -216,7 +275,9 @@ def _outcome_of(report: RunReport, *, submit: bool) -> dict:
 
 
 def _finish(run_id: int, state: str, *, outcome: dict | None = None, error: str = "") -> str:
-    ReferenceRun.objects.filter(id=run_id).update(state=state, outcome=outcome, error=error, finished_at=timezone.now())
+    ReferenceRun.objects.filter(id=run_id).update(
+        state=state, outcome=outcome, error=error, finished_at=timezone.now(), lease_until=None
+    )
     return state
 
 

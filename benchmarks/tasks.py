@@ -13,8 +13,10 @@ from benchmarks.services import (
     ALGORITHM_TRIAL_TASK,
     ALGORITHM_TRIAL_WAIT_SECONDS,
     REFERENCE_RUN_TASK,
+    REFERENCE_RUNS_SWEEP_TASK,
     algorithm_trial_execute,
     reference_run_execute,
+    reference_runs_sweep,
 )
 
 # A reference job trains for minutes (digits) to days (ImageNet on one GPU): the settings' ten-minute limit,
@@ -48,3 +50,9 @@ def reference_run_task(self, run_id: int) -> str:
 def algorithm_trial_task(*, spec: dict, baseline: str | None, source: str | None, threads: int | None) -> dict:
     """One trial of `run_algorithm --on-queue` on this worker: its result and the machine that ran it."""
     return algorithm_trial_execute(spec=spec, baseline=baseline, source=source, threads=threads)
+
+
+@shared_task(name=REFERENCE_RUNS_SWEEP_TASK)
+def reference_runs_sweep_task() -> int:
+    """Celery beat's: the runs whose worker was lost (past their lease) end `failed`."""
+    return reference_runs_sweep()

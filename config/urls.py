@@ -2,6 +2,9 @@ from django.contrib import admin
 from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerSplitView
 
+from config.health import DawnboardHealthView
+from config.metrics import metrics_view
+
 urlpatterns = [
     path("", include("leaderboard.urls")),
     path("", include("benchmarks.urls")),
@@ -13,6 +16,8 @@ urlpatterns = [
     # under the Content-Security-Policy.
     path("api/docs/", SpectacularSwaggerSplitView.as_view(url_name="schema"), name="api-docs"),
     path("admin/", admin.site.urls),
+    path("health/", DawnboardHealthView.as_view(), name="health"),
+    path("metrics", metrics_view, name="metrics"),
 ]
 
 handler404 = "leaderboard.api.errors.not_found"  # JSON under /api/, the HTML page elsewhere

@@ -11,6 +11,8 @@ site with BEHIND_TLS_PROXY=1 beside this file. Options given on the command line
 import multiprocessing
 import os
 
+from config.logs import gunicorn_logging
+
 # The loopback only: nginx is gunicorn's one client, and nothing reaches gunicorn around it.
 bind = os.environ.get("GUNICORN_BIND", "127.0.0.1:8000")
 worker_class = "sync"
@@ -23,3 +25,7 @@ graceful_timeout = 30
 forwarded_allow_ips = os.environ.get("FORWARDED_ALLOW_IPS", "127.0.0.1,::1")
 # Only the header nginx sets (it replaces any a client sent); gunicorn's other defaults are never set by nginx.
 secure_scheme_headers = {"X-FORWARDED-PROTO": "https"}
+# gunicorn's own lines as the site's: one JSON object a line (LOG_FORMAT=plain for readable ones).
+logconfig_dict = gunicorn_logging(
+    log_format=os.environ.get("LOG_FORMAT", "json"), level=os.environ.get("LOG_LEVEL", "INFO")
+)

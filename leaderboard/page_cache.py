@@ -38,6 +38,7 @@ from django.core.signals import request_finished, request_started
 from django.db import connection, transaction
 from django.db.models import F, Subquery
 from django.http import QueryDict
+from prometheus_client import Counter
 
 from leaderboard.models import BoardGeneration, Task
 
@@ -50,6 +51,9 @@ GENERATIONS_KEY = f"dawnboard:{KEY_FORMAT}:generations"
 GENERATIONS_SECONDS = 5  # how long a copy of the generations may be read without asking the database
 PUBLISH_TRIES = 3  # a render that dies holding the lock stops the previous copy being served after this
 T = TypeVar("T")
+# Reads of a cached page or value, by what they got (served on /metrics): `hit`, `stale` (the previous copy, while
+# another request or this one after its response renders the new), `rendered` (the reader waited for a render).
+READS = Counter("dawnboard_page_cache_reads", "Page-cache reads by result.", ["result"])
 logger = logging.getLogger(__name__)
 
 
@@ -196,16 +200,21 @@ def _cached(key: str, *, task_slug: str | None, compute: Callable[[], T], keep: 
     generations, stored = _generations_and(key)
     generation = generation_key(generations, task_slug)
     if stored is not None and stored[0] == generation:
+        READS.labels("hit").inc()
         return stored[1]
     lock = f"{key}:rendering:{generation}"
     if stored is None:
+        READS.labels("rendered").inc()
         return _render(key, generation, lock, compute=compute, keep=keep)
     if not cache.add(lock, 1, RENDER_LOCK_SECONDS):
+        READS.labels("stale").inc()
         return stored[1]  # another request renders this generation now
     _, previous, rendered_at = stored
     render_later = functools.partial(_render, key, generation, lock, compute=compute, keep=keep)
     if time.time() - rendered_at <= settings.PAGE_CACHE_STALE_SECONDS and _after_response(render_later):
+        READS.labels("stale").inc()
         return previous
+    READS.labels("rendered").inc()
     return _render(key, generation, lock, compute=compute, keep=keep)
 
 

@@ -4,6 +4,7 @@ The services queue these by name (`SUBMISSION_JUDGE_TASK`, `SUBMISSIONS_SWEEP_TA
 the services and never the other way round.
 """
 
+import structlog
 from celery import shared_task
 from celery.exceptions import SoftTimeLimitExceeded
 from django.conf import settings
@@ -20,6 +21,8 @@ from leaderboard.services import (
     submissions_sweep,
 )
 
+logger = structlog.get_logger(__name__)
+
 
 @shared_task(
     name=SUBMISSION_JUDGE_TASK,
@@ -33,13 +36,18 @@ from leaderboard.services import (
     time_limit=settings.SUBMISSION_JUDGE_TIME_LIMIT_SECONDS,
 )
 def submission_judge_task(submission_id: int, files_digest: str = "", source_name: str = "") -> str:
+    structlog.contextvars.bind_contextvars(submission_id=submission_id)  # on every line of this judging
     try:
-        return submission_judge_queued(submission_id=submission_id, files_digest=files_digest, source_name=source_name)
+        status = submission_judge_queued(
+            submission_id=submission_id, files_digest=files_digest, source_name=source_name
+        )
     except SoftTimeLimitExceeded:  # the same files would run out of time again: say so rather than retry
-        return submission_judging_fail(
+        status = submission_judging_fail(
             submission_id=submission_id,
             reason=f"Judging took longer than {settings.SUBMISSION_JUDGE_SOFT_TIME_LIMIT_SECONDS} s.",
         )
+    logger.info("submission_judged", status=status)
+    return status
 
 
 @shared_task(name=SUBMISSIONS_SWEEP_TASK, acks_late=False, ignore_result=True)

@@ -1,15 +1,17 @@
-"""Every command README.md shows runs as written from a fresh clone after `make install` (issue 21).
+"""Every command README.md and the pages under docs/ show runs as written from a fresh clone after `make install`
+(issue 21).
 
-The documented commands are the lines of the README's ```sh blocks (a trailing backslash continues a line), the
-`usage:` lines of its ```text blocks and the inline code that starts with `.venv/bin/` (after any `NAME=value`
-settings). A command with placeholders (`TASK`, `[--json]`, `...`) is a synopsis: a reader fills it in, so it is not
-run, and it never stands in an example block. Every other command is either in QUICK, and run, or in SKIPPED with the
-reason: a new command that is neither fails `test_every_documented_command_is_run_or_skipped_with_a_reason` (and is
-run anyway, so that its failure shows).
+The documents are read in reading order: README.md, then the pages in the order of mkdocs.yml's nav, then any page
+the nav leaves out, by path. The documented commands are the lines of their ```sh blocks (a trailing backslash
+continues a line), the `usage:` lines of their ```text blocks and the inline code that starts with `.venv/bin/`
+(after any `NAME=value` settings). A command with placeholders (`TASK`, `[--json]`, `...`) is a synopsis: a reader
+fills it in, so it is not run, and it never stands in an example block. Every other command is either in QUICK, and
+run, or in SKIPPED with the reason: a new command that is neither fails
+`test_every_documented_command_is_run_or_skipped_with_a_reason` (and is run anyway, so that its failure shows).
 
-The quick ones run in documentation order, as written, in one bash session (a reader's terminal: `TOKEN=...` reaches
+The quick ones run in reading order, as written, in one bash session (a reader's terminal: `TOKEN=...` reaches
 the curl below it), in a temporary directory laid out like a fresh clone: the repository's tracked top-level entries
-copied, `.venv` linked, the DAWNBench sample the README imports at `../shared/dawnbench-sample`, a fresh SQLite
+copied, `.venv` linked, the DAWNBench sample the docs import at `../shared/dawnbench-sample`, a fresh SQLite
 database migrated as `make run` would, and an environment without the virtualenv on PATH or any of the site's
 settings. The commands that need the site get `runserver` on 127.0.0.1:8000, started for them and stopped after.
 
@@ -39,8 +41,10 @@ pytestmark = pytest.mark.docs
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
+DOCS = ROOT / "docs"
+MKDOCS_CONFIG = ROOT / "mkdocs.yml"
 VENV = ROOT / ".venv"
-REAL_SAMPLE = ROOT.parent / "shared" / "dawnbench-sample"  # where the README's `../shared/dawnbench-sample` points
+REAL_SAMPLE = ROOT.parent / "shared" / "dawnbench-sample"  # where the docs' `../shared/dawnbench-sample` points
 SITE = ("127.0.0.1", 8000)  # where `make run` serves the site and the curl example sends its upload
 COMMAND_TIMEOUT_SECONDS = 300
 
@@ -68,7 +72,7 @@ SETTINGS = (
 class Quick:
     """A command this test runs: it must exit 0 and print each of `prints` (stdout and stderr together).
 
-    `prints_with_real_sample`: what the README says it prints about the public DAWNBench sample, checked when that
+    `prints_with_real_sample`: what the docs say it prints about the public DAWNBench sample, checked when that
     sample (not the stand-in) was imported. `needs_site`: runserver must be up.
     """
 
@@ -85,7 +89,7 @@ CURL = (
 
 # Keyed by the command as written, continuation lines joined, trailing comment and extra spaces dropped.
 QUICK: dict[str, Quick] = {
-    # The sandbox was migrated first, as `make run` does; the README's own migrate then finds nothing to do.
+    # The sandbox was migrated first, as `make run` does; the docs' own migrate then finds nothing to do.
     ".venv/bin/python manage.py migrate --noinput": Quick(prints=("No migrations to apply",)),
     ".venv/bin/python manage.py import_dawnbench ../shared/dawnbench-sample": Quick(
         prints=("imported", "0 rejected."), prints_with_real_sample=("52 imported",)
@@ -139,13 +143,22 @@ QUICK: dict[str, Quick] = {
         ".venv/bin/python manage.py check --deploy --fail-level WARNING"
     ): Quick(prints=("no issues",)),
     ".venv/bin/python -m bench.soak --help": Quick(prints=("usage:",)),
+    ".venv/bin/python manage.py backup_site backups/dawnboard-2026-11-28.dump": Quick(prints=("backed up to",)),
 }
 
 NEEDS_BROKER = "needs a Celery broker (CELERY_BROKER_URL, Redis) and runs until stopped"
+RESTORE = (
+    "a restore into a new PostgreSQL database, which the sandbox's SQLite site has not; "
+    "tests/leaderboard/test_backups.py restores on SQLite and PostgreSQL"
+)
 SKIPPED: dict[str, str] = {
     "make run": "installs, trains and serves until stopped; this test migrates its own database as `make run` does "
     "and starts runserver for the commands that need the site",
     "make test": "the whole suite, minutes long, this test among it",
+    ".venv/bin/python manage.py import_dawnbench --from-github": "downloads from GitHub, which the sandbox may not "
+    "reach; tests/leaderboard/test_archives.py runs it against a local server serving the archive's layout",
+    ".venv/bin/python manage.py import_mlperf --from-github v4.0": "downloads hundreds of megabytes from GitHub; "
+    "tests/leaderboard/test_archives.py runs `--from-github` against a local server serving the archive's layout",
     (
         ".venv/bin/python manage.py run_reference cifar10 --recipe resnet9 "
         "--data-dir ~/data/cifar-10-batches-py --device cuda --submit"
@@ -158,6 +171,21 @@ SKIPPED: dict[str, str] = {
     ".venv/bin/celery -A config beat": NEEDS_BROKER,
     ".venv/bin/celery -A config worker -Q reference": NEEDS_BROKER,
     ".venv/bin/celery -A config worker -Q reference --concurrency 1": NEEDS_BROKER,
+    ".venv/bin/celery -A config worker -Q dawnboard --concurrency 2": NEEDS_BROKER,
+    ".venv/bin/celery -A config inspect active_queues": "asks the running workers, through a Celery broker",
+    ".venv/bin/mkdocs serve": "serves the documentation until stopped",
+    "make serve": "the production stack, until stopped; tests/leaderboard/test_worker_end_to_end.py starts it",
+    ".venv/bin/gunicorn -c deploy/gunicorn.conf.py config.wsgi": "a production server that runs until stopped; "
+    "make serve starts it (tests/leaderboard/test_worker_end_to_end.py)",
+    ".venv/bin/celery -A config worker -Q dawnboard": NEEDS_BROKER,
+    ".venv/bin/celery -A config worker -Q reference -c 1": NEEDS_BROKER,
+    "createdb -h 127.0.0.1 -U postgres dawnboard_restored": RESTORE,
+    (
+        "DATABASE_URL=postgres://postgres@127.0.0.1:5432/dawnboard_restored .venv/bin/python manage.py restore_site "
+        "backups/dawnboard-2026-11-28.dump"
+    ): RESTORE,
+    "DATABASE_URL=postgres://postgres@127.0.0.1:5432/dawnboard_restored .venv/bin/python manage.py migrate": RESTORE,
+    ".venv/bin/mkdocs build --strict": "`make test` runs it itself, before pytest",
     ".venv/bin/python bench/http_bench.py --sizes 100000 --runs 5 --keep-database": "a bench of 20 to 40 minutes on "
     "its own production stack (bench/http_bench.py); its smaller sizes run where `make bench-http` is run",
     ".venv/bin/python bench/gpu_check.py --device cpu --sections 6": "a bench: LoadGen tests of three networks, "
@@ -178,8 +206,14 @@ VENV_COMMAND = re.compile(r"^(?:[A-Z_][A-Z0-9_]*=.*\s)?\.venv/bin/")  # after an
 @dataclass(frozen=True)
 class Command:
     text: str  # as written: what bash runs
-    line: int  # in README.md, 1-based
+    line: int  # in its document, 1-based
     kind: str  # "example" (a ```sh block line), "usage" (a ```text block's usage line) or "inline"
+    document: str = "README.md"  # its path in the repository
+    order: int = 0  # its document's place in reading order
+
+    @property
+    def where(self) -> str:
+        return f"{self.document}:{self.line}"
 
     @property
     def key(self) -> str:
@@ -194,7 +228,8 @@ class Command:
         words = re.sub(r"'[^']*'|\"[^\"]*\"", "", self.key).split()
         words = [word.removeprefix(".venv/bin/") for word in words if "=" not in word and not word.startswith("-")]
         words = [word for word in words if word not in ("python", "manage.py") and re.search(r"\w", word)]
-        return f"line{self.line}-" + "-".join(re.sub(r"[^\w.]+", "_", word) for word in words[:2])
+        page = self.document.removeprefix("docs/").removesuffix(".md").replace("/", "_")
+        return f"{page}-line{self.line}-" + "-".join(re.sub(r"[^\w.]+", "_", word) for word in words[:2])
 
 
 def _without_comment(text: str) -> str:
@@ -215,8 +250,8 @@ def _has_placeholder(command: str) -> bool:
     return any(match.group() not in LITERALS for match in PLACEHOLDER.finditer(unquoted))
 
 
-def documented_commands(markdown: str) -> list[Command]:
-    """The README's commands in documentation order: ```sh lines, ```text usage lines, inline `.venv/bin/...`."""
+def documented_commands(markdown: str, document: str = "README.md", order: int = 0) -> list[Command]:
+    """A document's commands in its order: ```sh lines, ```text usage lines, inline `.venv/bin/...`."""
     commands: list[Command] = []
     prose: list[str] = []  # the text outside fences, fenced lines blanked so that offsets keep their line numbers
     fence: str | None = None
@@ -237,7 +272,7 @@ def documented_commands(markdown: str) -> list[Command]:
             continue
         prose.append("")
         if fence == "text" and line.startswith("usage: "):
-            commands.append(Command(line.removeprefix("usage: "), number, "usage"))
+            commands.append(Command(line.removeprefix("usage: "), number, "usage", document, order))
         elif fence == "sh":
             if not pending and not _without_comment(line).strip():
                 continue  # blank or a comment
@@ -245,23 +280,43 @@ def documented_commands(markdown: str) -> list[Command]:
                 pending_line = number
             pending.append(line)
             if not line.endswith("\\"):
-                commands.append(Command("\n".join(pending), pending_line, "example"))
+                commands.append(Command("\n".join(pending), pending_line, "example", document, order))
                 pending = []
     text = "\n".join(prose)
     for match in INLINE_CODE.finditer(text):
         code = " ".join(match.group(1).split())
         if VENV_COMMAND.match(code):
-            commands.append(Command(code, text.count("\n", 0, match.start()) + 1, "inline"))
+            commands.append(Command(code, text.count("\n", 0, match.start()) + 1, "inline", document, order))
     return sorted(commands, key=lambda command: command.line)
 
 
-COMMANDS = documented_commands(README.read_text(encoding="utf-8"))
+def documents() -> list[Path]:
+    """README.md, then the docs pages in mkdocs.yml's nav order, then the pages the nav leaves out, by path."""
+    nav = MKDOCS_CONFIG.read_text(encoding="utf-8").partition("\nnav:")[2]
+    listed = [DOCS / name for name in dict.fromkeys(re.findall(r"[\w./-]+\.md\b", nav))]
+    pages = [page for page in listed if page.exists()]
+    pages += sorted(page for page in DOCS.rglob("*.md") if page not in pages)
+    return [README, *pages]
+
+
+DOCUMENTS = documents()
+COMMANDS = [
+    command
+    for order, path in enumerate(DOCUMENTS)
+    for command in documented_commands(path.read_text(encoding="utf-8"), path.relative_to(ROOT).as_posix(), order)
+]
+
+
+def test_the_readme_and_every_docs_page_are_read():
+    assert DOCUMENTS[0] == README
+    assert sorted(DOCUMENTS[1:]) == sorted(DOCS.rglob("*.md"))
+    assert {"docs/getting-started.md", "docs/submitting/api.md"} <= {command.document for command in COMMANDS}
 
 
 def test_every_documented_command_is_run_or_skipped_with_a_reason():
     keys = {command.key for command in COMMANDS}
     unclassified = [
-        f"README.md:{command.line}: {command.key}"
+        f"{command.where}: {command.key}"
         for command in COMMANDS
         if not command.synopsis and command.key not in QUICK and command.key not in SKIPPED
     ]
@@ -272,13 +327,13 @@ def test_every_documented_command_is_run_or_skipped_with_a_reason():
 
 
 def test_example_blocks_hold_no_synopsis():
-    synopses = [f"README.md:{c.line}: {c.key}" for c in COMMANDS if c.kind == "example" and c.synopsis]
+    synopses = [f"{c.where}: {c.key}" for c in COMMANDS if c.kind == "example" and c.synopsis]
 
     assert not synopses, "placeholders in a ```sh block (write synopses as `usage:` lines):\n" + "\n".join(synopses)
 
 
 def test_documented_commands_run_from_the_virtualenv():
-    markdown = README.read_text(encoding="utf-8")
+    markdown = "\n".join(path.read_text(encoding="utf-8") for path in DOCUMENTS)
     fenced_sh = [c.key for c in COMMANDS if c.kind == "example"]
     inline = [" ".join(code.split()) for code in INLINE_CODE.findall(re.sub(r"(?ms)^```.*?^```", "", markdown))]
     usage = [line.removeprefix("usage: ") for line in markdown.splitlines() if line.startswith("usage: ")]
@@ -436,7 +491,7 @@ STAND_IN_SAMPLE = {
 
 
 def _write_sample(target: Path) -> bool:
-    """The DAWNBench tree the README imports; True when it is the real, public one."""
+    """The DAWNBench tree the docs import; True when it is the real, public one."""
     if (REAL_SAMPLE / "CIFAR10").is_dir():
         shutil.copytree(REAL_SAMPLE, target)
         return True

@@ -1,6 +1,7 @@
 """Settings come from the environment; production refuses to start without a secret key."""
 
 import os
+import sqlite3
 import subprocess
 import sys
 from pathlib import Path
@@ -147,7 +148,12 @@ def test_gunicorn_and_the_worker_load_production_settings_unless_told_otherwise(
     environment = {key: value for key, value in _clean_environment().items() if key != "DJANGO_SETTINGS_MODULE"}
     result = subprocess.run(
         [sys.executable, "-c", code],
-        env={**environment, "SECRET_KEY": DEPLOY_SECRET_KEY, "STATIC_ROOT": str(tmp_path)},
+        env={
+            **environment,
+            **_migrated_sqlite(tmp_path),
+            "SECRET_KEY": DEPLOY_SECRET_KEY,
+            "STATIC_ROOT": str(tmp_path),
+        },
         capture_output=True,
         text=True,
         cwd=ROOT,
@@ -176,6 +182,58 @@ def test_gunicorn_refuses_to_start_without_the_static_files_saying_what_to_run(t
         "DJANGO_SETTINGS_MODULE=config.settings.production .venv/bin/python manage.py collectstatic --noinput"
         in result.stderr
     )
+
+
+def _migrated_sqlite(tmp_path) -> dict[str, str]:
+    """A SQLite database as `migrate` leaves it, as far as a start-up check reads it (its migrations table)."""
+    path = tmp_path / "db.sqlite3"
+    with sqlite3.connect(path) as database:
+        database.execute("CREATE TABLE django_migrations (id integer primary key, app text, name text, applied text)")
+    return {"DATABASE_URL": f"sqlite:///{path}"}
+
+
+def _process_start(tmp_path, code: str, **environment: str) -> subprocess.CompletedProcess:
+    (tmp_path / "staticfiles.json").write_text('{"paths": {}, "version": "1.1"}')
+    clean = {key: value for key, value in _clean_environment().items() if key != "DJANGO_SETTINGS_MODULE"}
+    return subprocess.run(
+        [sys.executable, "-c", code],
+        env={**clean, "SECRET_KEY": DEPLOY_SECRET_KEY, "STATIC_ROOT": str(tmp_path), **environment},
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
+
+
+def test_gunicorn_refuses_to_start_without_its_database_saying_what_to_run(tmp_path):
+    unreachable = _process_start(tmp_path, "import config.wsgi", DATABASE_URL="postgres://postgres@127.0.0.1:1/x")
+    missing = _process_start(tmp_path, "import config.wsgi", DATABASE_URL=f"sqlite:///{tmp_path / 'none.sqlite3'}")
+    empty = tmp_path / "empty.sqlite3"
+    sqlite3.connect(empty).close()
+    unmigrated = _process_start(tmp_path, "import config.wsgi", DATABASE_URL=f"sqlite:///{empty}")
+
+    assert unreachable.returncode != 0
+    assert "ImproperlyConfigured: The database 127.0.0.1:1/x cannot be reached (" in unreachable.stderr
+    assert "point DATABASE_URL at one" in unreachable.stderr
+    assert f"No database: the SQLite file {tmp_path / 'none.sqlite3'} does not exist." in missing.stderr
+    assert not (tmp_path / "none.sqlite3").exists()  # the check made none
+    assert "has no tables: it was never migrated. Run: DJANGO_SETTINGS_MODULE=config.settings.production" in (
+        unmigrated.stderr
+    )
+
+
+def test_gunicorn_and_a_worker_refuse_to_start_without_their_broker_saying_what_to_run(tmp_path):
+    broker = {**_migrated_sqlite(tmp_path), "CELERY_BROKER_URL": "redis://:secret@127.0.0.1:1/0"}
+    web = _process_start(tmp_path, "import config.wsgi", **broker)
+    worker = _process_start(
+        tmp_path, "from config.celery_app import app; app.worker_main(['worker', '--pool', 'solo'])", **broker
+    )
+
+    for started in (web, worker):
+        assert started.returncode != 0
+        assert "The broker redis://***@127.0.0.1:1/0 cannot be reached (" in started.stderr
+        assert "secret" not in started.stderr
+    assert "Cannot start the worker: " in worker.stderr
 
 
 def test_local_settings_read_no_manifest():

@@ -19,10 +19,10 @@ import traceback
 import uuid
 from datetime import UTC, datetime
 
-from bench.soak import copied, hostile, mlperf, phases, report, schema, slow, verify
+from bench.soak import copied, hostile, mlperf, phases, reference, report, schema, slow, verify
 from bench.soak.stack import Stack
 
-PHASES = ("load", "kill", "broker", "hostile", "copied", "mlperf", "schema", "slow", "throttle")
+PHASES = ("load", "kill", "broker", "reference", "hostile", "copied", "mlperf", "schema", "slow", "throttle")
 
 
 class SoakTimeout(Exception):
@@ -56,6 +56,7 @@ def main(argv: list[str] | None = None) -> int:
     stack = Stack(proxy=True)
     results: list[phases.PhaseResult] = []
     hostile_result = throttle_result = schema_result = slow_result = copied_result = mlperf_result = None
+    reference_result = None
     stuck_at_end: int | None = None  # measured only when every phase ran
     aborted = ""
     try:
@@ -69,6 +70,8 @@ def main(argv: list[str] | None = None) -> int:
                 results.append(phases.worker_kills(stack, run_id, count=arguments.kill_batch))
             elif name == "broker":
                 results.append(phases.broker_outage(stack, run_id))
+            elif name == "reference":
+                reference_result = reference.run(stack)
             elif name == "hostile":
                 hostile_result = hostile.run(stack)
             elif name == "copied":
@@ -96,7 +99,8 @@ def main(argv: list[str] | None = None) -> int:
 
     header = (
         f"Soak {datetime.now(UTC):%Y-%m-%d %H:%M} UTC, {time.monotonic() - started:.0f} s: nginx (deploy/nginx.conf) "
-        "in front of gunicorn -w 2, a Celery worker (-c 2) and beat on a redis-server of its own, PostgreSQL; "
+        "in front of gunicorn -w 2, a Celery worker (-c 2), a reference worker (-c 1) and beat on a redis-server of "
+        "its own, PostgreSQL; "
         "16 clients on the loopback"
     )
     print()
@@ -111,10 +115,19 @@ def main(argv: list[str] | None = None) -> int:
             slow=slow_result,
             copied=copied_result,
             mlperf=mlperf_result,
+            reference=reference_result,
         )
     )
     reasons = report.failures(
-        results, hostile_result, throttle_result, schema_result, stuck_at_end, slow_result, copied_result, mlperf_result
+        results,
+        hostile_result,
+        throttle_result,
+        schema_result,
+        stuck_at_end,
+        slow_result,
+        copied_result,
+        mlperf_result,
+        reference_result,
     )
     if aborted:
         reasons.insert(0, f"aborted: {aborted}")

@@ -10,6 +10,8 @@ from bench.soak.hostile import ANSWER_WITHIN_SECONDS, HOME_P99_UNDER_MS, Hostile
 from bench.soak.mlperf import MlperfResult
 from bench.soak.mlperf import lines as mlperf_lines
 from bench.soak.phases import PhaseResult
+from bench.soak.reference import ReferenceKillResult
+from bench.soak.reference import lines as reference_lines
 from bench.soak.schema import SchemaResult
 from bench.soak.slow import (
     DIRECT_SECONDS,
@@ -84,6 +86,7 @@ def failures(
     slow: SlowResult | None = None,
     copied: CopiedResult | None = None,
     mlperf: MlperfResult | None = None,
+    reference: ReferenceKillResult | None = None,
 ) -> list[str]:
     """Why the run failed; empty when it passed."""
     reasons = [f"slow uploads: {reason}" for reason in (slow.failures if slow else [])]
@@ -112,6 +115,8 @@ def failures(
         reasons.append(f"schemathesis: {schema.server_errors} server errors, {schema.other_failures} other")
     if stuck_at_end:
         reasons.append(f"{stuck_at_end} submissions still pending at the end")
+    if reference is not None and not reference.ok:
+        reasons.append(f"reference run: {reference.final_state or 'unknown'} after its worker was killed, not failed")
     return reasons
 
 
@@ -126,6 +131,7 @@ def table(
     slow: SlowResult | None = None,
     copied: CopiedResult | None = None,
     mlperf: MlperfResult | None = None,
+    reference: ReferenceKillResult | None = None,
 ) -> str:
     lines = [header, "", _line([name for name, _, _ in PHASE_COLUMNS])]
     lines.append(_line(["-" * width for _, _, width in PHASE_COLUMNS]))
@@ -156,6 +162,8 @@ def table(
         lines += ["", *copied_lines(copied)]
     if mlperf is not None:
         lines += ["", *mlperf_lines(mlperf)]
+    if reference is not None:
+        lines += ["", *reference_lines(reference)]
     if slow is not None:
         lines += ["", *slow_lines(slow)]
     if schema is not None:

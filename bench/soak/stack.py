@@ -182,6 +182,9 @@ class Stack:
             "CELERY_VISIBILITY_TIMEOUT": "15",
             "SUBMISSION_JUDGE_DEADLINE_SECONDS": "20",
             "SUBMISSION_SWEEP_SECONDS": "5",
+            # A reference run's worker killed outright is found within seconds (bench/soak/reference.py).
+            "REFERENCE_RUN_HEARTBEAT_SECONDS": "1",
+            "REFERENCE_RUN_LEASE_SECONDS": "5",
             "STATIC_ROOT": str(self.workdir / "static"),
             "FILE_UPLOAD_TEMP_DIR": str(self.workdir / "uploads"),
             "REFERENCE_RUNS_DIR": str(self.workdir / "runs"),
@@ -276,11 +279,39 @@ class Stack:
             ],
         )
 
-    def worker_kill(self) -> None:
-        """SIGKILL the worker's whole process group: the main process and the children judging."""
-        process = self.processes.pop("worker")
+    def worker_kill(self, name: str = "worker") -> None:
+        """SIGKILL a worker's whole process group: the main process and the children judging (or training)."""
+        process = self.processes.pop(name)
         os.killpg(process.pid, signal.SIGKILL)
         process.wait(timeout=10)
+
+    def reference_worker_start(self) -> None:
+        """A worker on the reference queue, one run at a time, as `make serve` has one."""
+        self.worker_starts += 1
+        self._spawn(
+            "reference",
+            [
+                str(VENV_BIN / "celery"),
+                "-A",
+                "config",
+                "worker",
+                "-l",
+                "warning",
+                "-c",
+                "1",
+                "-Q",
+                "reference",
+                "-n",
+                f"soak-reference{self.worker_starts}@%h",
+                *WORKER_OPTIONS,
+            ],
+        )
+
+    def reference_worker_kill(self) -> None:
+        self.worker_kill("reference")
+
+    def reference_worker_stop(self) -> None:
+        self._stop("reference")
 
     def broker_start(self) -> None:
         self._start_redis("broker", self.broker_port)
@@ -294,7 +325,7 @@ class Stack:
 
     def close(self) -> None:
         """Stop every process (each its whole group) and drop the database; never raises."""
-        for name in ("nginx", "gunicorn", "beat", "worker", "broker", "cache"):
+        for name in ("nginx", "gunicorn", "beat", "worker", "reference", "broker", "cache"):
             try:
                 self._stop(name)
             except Exception as error:  # keep tearing down the rest

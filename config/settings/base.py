@@ -7,6 +7,8 @@ from pathlib import Path
 import environ
 from csp.constants import NONE, SELF, UNSAFE_INLINE
 
+from config.logs import logging_settings, structlog_configure
+
 BASE_DIR = Path(__file__).resolve().parents[2]
 env = environ.Env()
 if (BASE_DIR / ".env").exists():
@@ -30,6 +32,9 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "axes",
     "csp",
+    "health_check",
+    "django_prometheus",
+    "django_structlog",
     "leaderboard",
     "pricing",
     "benchmarks",
@@ -37,7 +42,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
-    # First: a body over SUBMISSION_MAX_REQUEST_BYTES is refused before anything reads it.
+    # django-prometheus times every request and counts its response, refusals included (first and last).
+    "django_prometheus.middleware.PrometheusBeforeMiddleware",
+    # A body over SUBMISSION_MAX_REQUEST_BYTES is refused before anything reads it.
     "leaderboard.http_limits.RequestSizeLimitMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "csp.middleware.CSPMiddleware",
@@ -46,10 +53,13 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # A request id (and the user's) bound to every log line of the request (config/logs.py).
+    "django_structlog.middlewares.RequestMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     # Last, as django-axes asks: it turns a locked-out login into its lockout response.
     "axes.middleware.AxesMiddleware",
+    "django_prometheus.middleware.PrometheusAfterMiddleware",
 ]
 
 # Behind a proxy that terminates TLS (nginx, a load balancer), set BEHIND_TLS_PROXY: then, and only then, the
@@ -274,18 +284,42 @@ CELERY_BEAT_SCHEDULE = {
     # The boards by a catalog price "today": entries whose machine's quote started or ended since they were priced
     # are priced again (leaderboard.services.policy_costs); a probe of an index on the days nothing did.
     "policy-costs-expire": {"task": "leaderboard.policy_costs_expire", "schedule": 3600},
+    # A reference run whose worker was killed outright stops renewing its lease: this ends it `failed`.
+    "reference-runs-sweep": {"task": "benchmarks.reference_runs_sweep", "schedule": SUBMISSION_SWEEP_SECONDS},
 }
+# A running reference job's worker renews its lease every REFERENCE_RUN_HEARTBEAT_SECONDS (a thread beside the
+# training); a run not renewed for REFERENCE_RUN_LEASE_SECONDS was lost with its worker, and the sweep ends it.
+REFERENCE_RUN_HEARTBEAT_SECONDS = env.float("REFERENCE_RUN_HEARTBEAT_SECONDS", default=30.0)
+REFERENCE_RUN_LEASE_SECONDS = env.float("REFERENCE_RUN_LEASE_SECONDS", default=120.0)
 # An Idempotency-Key is remembered this long per submitter.
 IDEMPOTENCY_KEY_HOURS = 24
 
-LOGGING = {
-    "version": 1,
-    "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": env("LOG_LEVEL", default="INFO")},
-    # In-process (eager) task runs would otherwise log a line per submission on every command.
-    "loggers": {"celery.app.trace": {"level": env("CELERY_TRACE_LOG_LEVEL", default="WARNING")}},
-}
+# Logs (config/logs.py): one JSON object a line with the request's id, the Celery task's and the submission's
+# (LOG_FORMAT=json), or one readable line (LOG_FORMAT=plain, the local site's default).
+LOG_FORMAT = env("LOG_FORMAT", default="json")
+LOGGING = logging_settings(
+    log_format=LOG_FORMAT,
+    level=env("LOG_LEVEL", default="INFO"),
+    celery_trace_level=env("CELERY_TRACE_LOG_LEVEL", default="WARNING"),
+)
+structlog_configure()
+# The request's id: a proxy's X-Request-ID where one sends it (nginx's $request_id), else a new UUID.
+DJANGO_STRUCTLOG_CELERY_ENABLED = True
+DJANGO_STRUCTLOG_TRUST_UPSTREAM_REQUEST_ID = env.bool("TRUST_UPSTREAM_REQUEST_ID", default=BEHIND_TLS_PROXY)
+# Client addresses stay out of the logs (the throttles and the admin lockout keep what they need).
+DJANGO_STRUCTLOG_IP_LOGGING_ENABLED = False
+# A Celery worker logs through LOGGING above, not its own format.
+CELERY_WORKER_HIJACK_ROOT_LOGGER = False
+
+# /metrics (config/metrics.py) is served to these client addresses or networks (e.g. 127.0.0.1,10.0.0.0/8) and to
+# signed-in staff; anyone else gets 404. Empty by default: behind a proxy without BEHIND_TLS_PROXY every client
+# would look like the proxy's own address.
+METRICS_ALLOWED_IPS = env.list("METRICS_ALLOWED_IPS", default=[])
+
+# /health/ (config/health.py) answers 503 when a work queue holds more messages than this, or the disk holding the
+# submitted files is this full.
+HEALTH_MAX_QUEUE_DEPTH = env.int("HEALTH_MAX_QUEUE_DEPTH", default=1000)
+HEALTH_MAX_DISK_USAGE_PERCENT = env.float("HEALTH_MAX_DISK_USAGE_PERCENT", default=95.0)
 
 # Reference runs started through the API read datasets from REFERENCE_DATA_DIR/<task>/ (CIFAR-10 python
 # batches, ImageNet folders, SQuAD JSON; digits needs none) and write their files under REFERENCE_RUNS_DIR.
@@ -294,3 +328,13 @@ REFERENCE_RUNS_DIR = env("REFERENCE_RUNS_DIR", default=str(BASE_DIR / "runs"))
 # With no broker, may `POST /api/v1/reference-runs/` train in the request itself? Yes on the local site (a
 # digits run takes seconds); production says no: a run of hours must go to a worker.
 REFERENCE_RUNS_IN_REQUEST = env.bool("REFERENCE_RUNS_IN_REQUEST", default=True)
+
+# The public results archives `import_dawnbench --from-github` and `import_mlperf --from-github ROUND` download, on
+# request only (docs/submitting/public-archives.md): from this base URL (codeload.github.com's layout), cached in
+# this folder, each download at most this many bytes, and unpacked to at most this many; a server that does not
+# accept the connection within the timeout counts as offline.
+DAWNBOARD_GITHUB_ARCHIVE_URL = env("DAWNBOARD_GITHUB_ARCHIVE_URL", default="https://codeload.github.com")
+DAWNBOARD_ARCHIVE_CACHE = env("DAWNBOARD_ARCHIVE_CACHE", default=str(BASE_DIR / ".cache" / "archives"))
+DAWNBOARD_ARCHIVE_MAX_BYTES = env.int("DAWNBOARD_ARCHIVE_MAX_BYTES", default=2 * 1024**3)
+DAWNBOARD_ARCHIVE_MAX_UNPACKED_BYTES = env.int("DAWNBOARD_ARCHIVE_MAX_UNPACKED_BYTES", default=16 * 1024**3)
+DAWNBOARD_ARCHIVE_CONNECT_TIMEOUT_SECONDS = env.float("DAWNBOARD_ARCHIVE_CONNECT_TIMEOUT_SECONDS", default=5.0)

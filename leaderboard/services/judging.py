@@ -13,6 +13,7 @@ import hashlib
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 
+import structlog
 from django.db import IntegrityError, transaction
 from django.db.models import Q
 from django.utils import timezone
@@ -32,6 +33,8 @@ from leaderboard.models import CurvePoint, Entry, Run, Submission, SubmittedFile
 from leaderboard.selectors import LATENCY_PERCENTILES, task_catalog
 from leaderboard.services.hardware import hardware_match_entry
 from leaderboard.services.verification import RCP_KIND, entry_evidence, entry_trust_refresh
+
+logger = structlog.get_logger(__name__)
 
 
 @dataclass(frozen=True)
@@ -411,6 +414,9 @@ def submission_store(
         )
         for role, position, upload in files
     )
+    # Every later line of this request (or command) carries the id; the worker binds it again (leaderboard.tasks).
+    structlog.contextvars.bind_contextvars(submission_id=submission.id)
+    logger.info("submission_stored", source=source, task=task_slug, track=track, files=len(files))
     return submission
 
 

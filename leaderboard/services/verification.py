@@ -11,12 +11,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from dawnboard.validation.convergence import reference_convergence
 from django.db import transaction
 from django.db.models import Q
 
 from dawnboard.recipes import RECIPES, recipes_reproducing
 from dawnboard.rules import Track
+from dawnboard.validation.convergence import reference_convergence
 from dawnboard.verification import Evidence, Reproduction, Verification, reproduction_verdict, verification_level
 from leaderboard.models import Entry, Run, Submission
 

@@ -1,7 +1,9 @@
-"""End to end on the production stack: gunicorn, PostgreSQL, Redis and a real Celery worker.
+"""End to end on the production stack as `make serve` runs it (deploy/serve.py): gunicorn, PostgreSQL, a Redis of
+its own, a Celery worker judging, one for reference runs, and beat.
 
-The POST answers 202 `pending`; a worker process judges the stored upload and the submission URL
-gives the verdict. Skipped, with the reason, where PostgreSQL or Redis is not running.
+The POST answers 202 `pending`; a worker process judges the stored upload and the submission URL gives the
+verdict; /health/ and /metrics answer; one submission is followed through the JSON logs from the web process to
+the worker; Ctrl-C stops every process. Skipped, with the reason, where PostgreSQL or redis-server is absent.
 """
 
 from __future__ import annotations
@@ -10,6 +12,8 @@ import gzip
 import json
 import os
 import re
+import shutil
+import signal
 import socket
 import subprocess
 import sys
@@ -17,6 +21,7 @@ import time
 import urllib.error
 import urllib.request
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -32,7 +37,6 @@ STAFF_TOKEN_SCRIPT = (
     "print(AuthToken.objects.create(user=user)[1])"
 )
 POSTGRES = ("127.0.0.1", 5432)
-REDIS = ("127.0.0.1", 6379)
 
 
 def _reachable(address: tuple[str, int]) -> bool:
@@ -51,40 +55,50 @@ def _free_port() -> int:
 
 @pytest.fixture(scope="module")
 def stack(tmp_path_factory):
-    for name, address in (("PostgreSQL", POSTGRES), ("Redis", REDIS)):
-        if not _reachable(address):
-            pytest.skip(f"{name} is not running on {address[0]}:{address[1]}; this test needs the real service")
+    """`make serve`'s stack (deploy/serve.py) on a database and a redis-server of its own; stopped with Ctrl-C's
+    SIGINT at the end, which must stop every process it started."""
+    if not _reachable(POSTGRES):
+        pytest.skip(f"PostgreSQL is not running on {POSTGRES[0]}:{POSTGRES[1]}; this test needs the real service")
+    if shutil.which("redis-server") is None:
+        pytest.skip("redis-server is not installed; make serve starts one of its own here")
     import psycopg
 
     database = f"dawnboard_e2e_{uuid.uuid4().hex[:10]}"
-    admin = psycopg.connect(host=POSTGRES[0], port=POSTGRES[1], user="postgres", dbname="postgres", autocommit=True)
-    admin.execute(f'CREATE DATABASE "{database}"')
     port = _free_port()
+    state = tmp_path_factory.mktemp("serve")
     env = {
         **os.environ,
-        "DJANGO_SETTINGS_MODULE": "config.settings.production",
         "SECRET_KEY": "end-to-end-test-key",
         "DATABASE_URL": f"postgres://postgres@{POSTGRES[0]}:{POSTGRES[1]}/{database}",
-        "CELERY_BROKER_URL": f"redis://{REDIS[0]}:{REDIS[1]}/15",
-        "CELERY_QUEUE": database,  # a queue of its own: nothing stale from another run is consumed
-        "CELERY_REFERENCE_QUEUE": f"{database}-reference",
         "REFERENCE_RUNS_DIR": str(tmp_path_factory.mktemp("reference-runs")),
-        "ALLOWED_HOSTS": "127.0.0.1",
-        # Plain http on loopback: production otherwise redirects to https and sends cookies over TLS only.
-        "SECURE_SSL_REDIRECT": "false",
-        "SESSION_COOKIE_SECURE": "false",
-        "CSRF_COOKIE_SECURE": "false",
         "STATIC_ROOT": str(tmp_path_factory.mktemp("static")),
-        "PYTHONPATH": str(ROOT),
+        "SERVE_STATE_DIR": str(state),
+        "WEB_CONCURRENCY": "2",
     }
-    processes: list[subprocess.Popen] = []
+    env.pop("CELERY_BROKER_URL", None)
+    env.pop("CACHE_URL", None)
+    log_path = state / "serve.log"
+    with open(log_path, "wb") as log:
+        serve = subprocess.Popen(
+            [sys.executable, "-m", "deploy.serve", "--port", str(port), "--own-redis"],
+            env=env,
+            cwd=ROOT,
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+    base_url = f"http://127.0.0.1:{port}"
     try:
+        _wait_for(
+            lambda: serve.poll() is not None or "Dawnboard serves on" in log_path.read_text(errors="replace"),
+            what="make serve's stack",
+            timeout_seconds=240,
+        )
+        assert serve.poll() is None, log_path.read_text(errors="replace")[-3000:]
         manage = [sys.executable, str(ROOT / "manage.py")]
-        subprocess.run([*manage, "migrate", "--noinput", "-v0"], env=env, check=True, cwd=ROOT, timeout=120)
-        subprocess.run([*manage, "collectstatic", "--noinput", "-v0"], env=env, check=True, cwd=ROOT, timeout=300)
+        production = {**env, "DJANGO_SETTINGS_MODULE": "config.settings.production"}
         created = subprocess.run(
             [*manage, "create_submitter", "e2e-team", "--email", "e2e@example.org", "--json"],
-            env=env,
+            env=production,
             check=True,
             cwd=ROOT,
             capture_output=True,
@@ -93,47 +107,48 @@ def stack(tmp_path_factory):
         )
         token = json.loads(created.stdout)["token"]
         staff = subprocess.run(
-            [*manage, "shell", "-c", STAFF_TOKEN_SCRIPT], env=env, check=True, cwd=ROOT, capture_output=True, text=True
+            [*manage, "shell", "-c", STAFF_TOKEN_SCRIPT],
+            env=production,
+            check=True,
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
         )
         staff_token = staff.stdout.strip().splitlines()[-1]
-        processes.append(
-            subprocess.Popen(
-                [
-                    sys.executable,
-                    "-m",
-                    "celery",
-                    "-A",
-                    "config",
-                    "worker",
-                    "--pool=solo",
-                    "--loglevel=WARNING",
-                    "-Q",
-                    f"{database},{database}-reference",  # submissions, and reference runs
-                ],
-                env=env,
-                cwd=ROOT,
-            )
-        )
-        processes.append(
-            subprocess.Popen(
-                [sys.executable, "-m", "gunicorn", "config.wsgi", "--bind", f"127.0.0.1:{port}", "--workers", "2"],
-                env=env,
-                cwd=ROOT,
-            )
-        )
-        base_url = f"http://127.0.0.1:{port}"
-        _wait_for(lambda: _get(f"{base_url}/api/v1/tasks/")[0] == 200, what="gunicorn")
-        yield base_url, token, database, staff_token
+        yield ServedStack(base_url, token, database, staff_token, serve, log_path)
     finally:
-        for process in processes:
-            process.terminate()
-        for process in processes:
+        if serve.poll() is None:
+            serve.send_signal(signal.SIGINT)
             try:
-                process.wait(timeout=20)
+                serve.wait(timeout=60)
             except subprocess.TimeoutExpired:
-                process.kill()
-        admin.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
-        admin.close()
+                serve.kill()
+        with psycopg.connect(
+            host=POSTGRES[0], port=POSTGRES[1], user="postgres", dbname="postgres", autocommit=True
+        ) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{database}" WITH (FORCE)')
+
+
+@dataclass(frozen=True)
+class ServedStack:
+    base_url: str
+    token: str
+    database: str
+    staff_token: str
+    serve: subprocess.Popen
+    log_path: Path
+
+    def __iter__(self):  # the tests unpack (base_url, token, database, staff_token)
+        return iter((self.base_url, self.token, self.database, self.staff_token))
+
+    def log_events(self, process: str) -> list[dict]:
+        """The JSON log lines of one of the stack's processes ("web", "judging", ...)."""
+        events = []
+        for line in self.log_path.read_text(errors="replace").splitlines():
+            name, _, text = line.partition("| ")
+            if name.strip() == process and text.startswith("{"):
+                events.append(json.loads(text))
+        return events
 
 
 def test_a_worker_accepts_a_valid_entry(stack):
@@ -306,3 +321,49 @@ def _wait_for(condition, *, what: str, timeout_seconds: float = 60) -> None:
             return
         time.sleep(0.3)
     raise AssertionError(f"timed out after {timeout_seconds} s waiting for {what}")
+
+
+def test_health_answers_200_in_json_and_the_metrics_count_the_submissions(stack):
+    status, health = _send(urllib.request.Request(f"{stack.base_url}/health/", headers={"Accept": "application/json"}))
+    with urllib.request.urlopen(f"{stack.base_url}/metrics", timeout=30) as response:
+        metrics = response.read().decode()
+
+    assert status == 200 and set(health.values()) == {"OK"} and "Broker()" in health
+    assert 'dawnboard_queue_depth{queue="judging"}' in metrics
+    assert re.search(r'^dawnboard_submissions\{status="accepted"\} \d', metrics, re.MULTILINE)
+    assert "django_http_requests_total_by_method_total" in metrics  # summed over both web workers
+
+
+def test_one_submission_is_followed_through_the_logs_from_the_web_to_the_worker(stack):
+    status, submitted = _post_submission(
+        stack.base_url, stack.token, entry=entry_bytes(model="logged"), log=training_log()
+    )
+    assert status == 202
+    _wait_for_verdict(submitted["url"], stack.token)
+    _wait_for(
+        lambda: any(
+            event.get("submission_id") == submitted["id"] and event["event"] == "submission_judged"
+            for event in stack.log_events("judging")
+        ),
+        what="the worker's log line",
+    )
+
+    stored = [event for event in stack.log_events("web") if event.get("submission_id") == submitted["id"]]
+    judged = [event for event in stack.log_events("judging") if event.get("submission_id") == submitted["id"]]
+
+    assert [event["event"] for event in stored][:1] == ["submission_stored"]
+    request_id = stored[0]["request_id"]
+    verdicts = [event for event in judged if event["event"] == "submission_judged"]
+    assert [event["status"] for event in verdicts] == ["accepted"]
+    assert verdicts[0]["request_id"] == request_id and verdicts[0]["task_id"]  # the request that queued it
+    assert {event["request_id"] for event in judged} == {request_id}
+
+
+def test_zz_ctrl_c_stops_every_process_of_the_stack(stack):
+    """Last (by name, in this module's order): the stack is stopped here, and the fixture finds it stopped."""
+    stack.serve.send_signal(signal.SIGINT)
+
+    assert stack.serve.wait(timeout=60) == 0
+    log = stack.log_path.read_text(errors="replace")
+    assert "serve | stopped: web, beat, judging, reference, redis" in log
+    assert _get(f"{stack.base_url}/health/")[0] == 0  # nothing answers on the port

@@ -1,0 +1,36 @@
+"""manage.py backup_site PATH [--json]: the whole site (the database, every submitted file in it) into one file:
+pg_dump's custom format on PostgreSQL, SQLite's backup API on SQLite. Prints the site's summary, which
+`restore_site` prints again after a restore."""
+
+import json
+from pathlib import Path
+
+from django.core.management.base import BaseCommand, CommandError
+
+from leaderboard.services.backups import BackupError, site_backup, site_summary
+
+
+class Command(BaseCommand):
+    help = "Back the whole site up into one file (pg_dump -Fc on PostgreSQL), and print its summary."
+
+    def add_arguments(self, parser):
+        parser.add_argument("path", type=Path, help="the backup file to write (never over an existing one)")
+        parser.add_argument("--json", action="store_true", help="print the summary as JSON")
+
+    def handle(self, *args, **options):
+        try:
+            site_backup(path=options["path"])
+        except BackupError as error:
+            raise CommandError(str(error)) from error
+        print_summary(self, site_summary(), as_json=options["json"], done=f"backed up to {options['path']}")
+
+
+def print_summary(command: BaseCommand, summary, *, as_json: bool, done: str) -> None:
+    if as_json:
+        command.stdout.write(json.dumps(summary.as_dict(), sort_keys=True))
+        return
+    command.stdout.write(
+        f"{done}: {sum(summary.rows.values())} rows, {summary.rows.get('leaderboard.Entry', 0)} entries "
+        f"(sha256 {summary.entries_sha256[:16]}), {summary.files} files of {summary.files_bytes} bytes "
+        f"(sha256 {summary.files_sha256[:16]})"
+    )
