@@ -233,7 +233,7 @@ class Stack:
         self.stopping.set()
         order = [name for name in ("web", "beat", "judging", "reference", "redis") if name in self.processes]
         for name in order:
-            _signal_group(self.processes[name], signal.SIGTERM)
+            signal_group(self.processes[name], signal.SIGTERM)
         deadline = time.monotonic() + STOP_SECONDS
         for name in order:
             process = self.processes[name]
@@ -241,7 +241,7 @@ class Stack:
                 process.wait(timeout=max(0.1, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
                 say(f"{name} did not stop within {STOP_SECONDS} s: killed")
-            _signal_group(process, signal.SIGKILL)  # the group's children too
+            signal_group(process, signal.SIGKILL)  # the group's children too
             process.wait()
         if order:
             say("stopped: " + ", ".join(order))
@@ -258,7 +258,7 @@ def _relay(name: str, process: subprocess.Popen, show: bool) -> None:
             sys.stdout.flush()
 
 
-def _signal_group(process: subprocess.Popen, signal_number: int) -> None:
+def signal_group(process: subprocess.Popen, signal_number: int) -> None:
     try:
         os.killpg(process.pid, signal_number)
     except ProcessLookupError:

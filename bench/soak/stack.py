@@ -27,6 +27,7 @@ from pathlib import Path
 import psycopg
 
 from bench.soak import proxy
+from deploy.serve import redis_ping, signal_group
 
 ROOT = Path(__file__).resolve().parents[2]
 VENV_BIN = ROOT / ".venv" / "bin"
@@ -84,15 +85,6 @@ def wait_for(condition, *, what: str, timeout_seconds: float, interval_seconds: 
         if time.monotonic() > deadline:
             raise StackError(f"timed out after {timeout_seconds:.0f} s waiting for {what}")
         time.sleep(interval_seconds)
-
-
-def redis_ping(port: int) -> bool:
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=0.5) as sock:
-            sock.sendall(b"PING\r\n")
-            return sock.recv(16).startswith(b"+PONG")
-    except OSError:
-        return False
 
 
 @dataclass
@@ -259,9 +251,12 @@ class Stack:
         wait_for(lambda: self._answers("nginx", self.proxy_port), what="nginx", timeout_seconds=30)
 
     def worker_start(self) -> None:
+        self._worker_spawn("worker", queue="dawnboard", concurrency=self.judging_workers, node="soak")
+
+    def _worker_spawn(self, name: str, *, queue: str, concurrency: int, node: str) -> None:
         self.worker_starts += 1
         self._spawn(
-            "worker",
+            name,
             [
                 str(VENV_BIN / "celery"),
                 "-A",
@@ -270,11 +265,11 @@ class Stack:
                 "-l",
                 "warning",
                 "-c",
-                str(self.judging_workers),
+                str(concurrency),
                 "-Q",
-                "dawnboard",
+                queue,
                 "-n",
-                f"soak{self.worker_starts}@%h",
+                f"{node}{self.worker_starts}@%h",
                 *WORKER_OPTIONS,
             ],
         )
@@ -287,25 +282,7 @@ class Stack:
 
     def reference_worker_start(self) -> None:
         """A worker on the reference queue, one run at a time, as `make serve` has one."""
-        self.worker_starts += 1
-        self._spawn(
-            "reference",
-            [
-                str(VENV_BIN / "celery"),
-                "-A",
-                "config",
-                "worker",
-                "-l",
-                "warning",
-                "-c",
-                "1",
-                "-Q",
-                "reference",
-                "-n",
-                f"soak-reference{self.worker_starts}@%h",
-                *WORKER_OPTIONS,
-            ],
-        )
+        self._worker_spawn("reference", queue="reference", concurrency=1, node="soak-reference")
 
     def reference_worker_kill(self) -> None:
         self.worker_kill("reference")
@@ -319,7 +296,7 @@ class Stack:
     def broker_stop(self) -> None:
         """Stop the broker's redis-server; with no persistence, whatever it held is gone, as after a crash."""
         self._stop("broker")
-        wait_for(lambda: not redis_ping(self.broker_port), what="the broker to stop", timeout_seconds=10)
+        wait_for(lambda: not redis_ping("127.0.0.1", self.broker_port), what="the broker to stop", timeout_seconds=10)
 
     # -- stop ------------------------------------------------------------------------------------------------
 
@@ -396,7 +373,7 @@ class Stack:
             name,
             ["redis-server", "--port", str(port), "--bind", "127.0.0.1", *REDIS_OPTIONS],
         )
-        wait_for(lambda: redis_ping(port), what=f"redis-server ({name}) on {port}", timeout_seconds=15)
+        wait_for(lambda: redis_ping("127.0.0.1", port), what=f"redis-server ({name}) on {port}", timeout_seconds=15)
 
     def _spawn(self, name: str, command: list[str]) -> None:
         log_file = open(self.workdir / f"{name}.log", "ab")  # the child writes to it
@@ -415,13 +392,13 @@ class Stack:
         process = self.processes.pop(name, None)
         if process is None or process.poll() is not None:
             return
-        _signal_group(process, signal.SIGTERM)
+        signal_group(process, signal.SIGTERM)
         try:
             process.wait(timeout=15)
         except subprocess.TimeoutExpired:
-            _signal_group(process, signal.SIGKILL)
+            signal_group(process, signal.SIGKILL)
             process.wait(timeout=10)
-        _signal_group(process, signal.SIGKILL)  # children that outlived their parent
+        signal_group(process, signal.SIGKILL)  # children that outlived their parent
 
     def _web_ready(self) -> bool:
         return self._answers("gunicorn", self.web_port)
@@ -438,10 +415,3 @@ class Stack:
                 return b" 200 " in sock.recv(64).split(b"\r\n")[0]
         except OSError:
             return False
-
-
-def _signal_group(process: subprocess.Popen, signal_number: int) -> None:
-    try:
-        os.killpg(process.pid, signal_number)
-    except ProcessLookupError:
-        pass

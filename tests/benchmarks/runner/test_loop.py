@@ -103,21 +103,28 @@ def test_the_warm_up_takes_the_steps_asked_for(steps):
 # Obtained from the unchanged job (commit 3f7dba9, before the recipes' optimizers became algorithms) on this project's
 # CPU VM, torch 2.13.0, one torch thread (as conftest.py sets it), with `train_reference(config)` and each
 # evaluation's `(step, quality, train_loss)`. A recipe stepped through its algorithm must give the same curve, to the
-# bit. (The echoed run's loss differs in its last digits on two threads, before and after alike.)
-PINNED_DIGITS_CURVES = [
-    (
-        RunConfig(task="digits", recipe="cnn", seed=0, max_epochs=2),
-        [(21, 62.0, 1.6001425243559337), (42, 95.77777777777777, 0.8151879083542597)],
-    ),
-    (  # echoing: the schedule counts the plain epoch's steps
-        RunConfig(task="digits", recipe="cnn", seed=0, max_epochs=1, echo_factor=2),
-        [(42, 88.44444444444444, 1.1734661828903925)],
-    ),
-]
+# bit.
+PINNED_DIGITS_CURVE = (
+    RunConfig(task="digits", recipe="cnn", seed=0, max_epochs=2),
+    [(21, 62.0, 1.6001425243559337), (42, 95.77777777777777, 0.8151879083542597)],
+)
+# The echoed run's float sums take another path through the CPU's kernels, which rounds differently from one CPU to
+# the next (and on two threads): pinned on that VM at (42, 88.444..., 1.17346618...), it gives (42, 87.777...,
+# 1.17060634...) on an AMD EPYC VM of the same project, before and after the change alike. Its schedule (the plain
+# epoch's steps) is exact; its figures agree within that spread.
+ECHOED_DIGITS_RUN = RunConfig(task="digits", recipe="cnn", seed=0, max_epochs=1, echo_factor=2)
 
 
-@pytest.mark.parametrize(("config", "curve"), PINNED_DIGITS_CURVES)
-def test_a_seeded_digits_run_gives_the_curve_it_gave_before_its_optimizer_became_an_algorithm(config, curve):
+def test_a_seeded_digits_run_gives_the_curve_it_gave_before_its_optimizer_became_an_algorithm():
+    config, curve = PINNED_DIGITS_CURVE
+
     result = train_reference(config)
 
     assert [(point.step, point.quality, point.train_loss) for point in result.evaluations] == curve
+
+
+def test_a_seeded_echoed_digits_run_counts_the_plain_epoch_s_steps_and_lands_where_it_did():
+    (point,) = train_reference(ECHOED_DIGITS_RUN).evaluations
+
+    assert point.step == 42  # echoing: the schedule counts the plain epoch's steps
+    assert point.quality == pytest.approx(88.1, abs=1.0) and point.train_loss == pytest.approx(1.172, abs=0.01)
