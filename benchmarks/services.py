@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from celery import current_app
 from django.conf import settings
-from django.db import close_old_connections, connection, transaction
+from django.db import DatabaseError, close_old_connections, connection, transaction
 from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
@@ -172,9 +172,14 @@ def _heartbeat(run_id: int):
     def beat() -> None:
         try:
             while not stop.wait(settings.REFERENCE_RUN_HEARTBEAT_SECONDS):
-                ReferenceRun.objects.filter(id=run_id, state=ReferenceRun.State.RUNNING).update(
-                    lease_until=timezone.now() + _lease()
-                )
+                try:
+                    ReferenceRun.objects.filter(id=run_id, state=ReferenceRun.State.RUNNING).update(
+                        lease_until=timezone.now() + _lease()
+                    )
+                except DatabaseError as error:  # a database restarting: beat again with a new connection
+                    logger.warning("Reference run %s: its lease was not renewed this time: %s", run_id, error)
+                    close_old_connections()
+                    connection.close()
         finally:
             connection.close()  # this thread's own connection
 
@@ -275,9 +280,14 @@ def _outcome_of(report: RunReport, *, submit: bool) -> dict:
 
 
 def _finish(run_id: int, state: str, *, outcome: dict | None = None, error: str = "") -> str:
-    ReferenceRun.objects.filter(id=run_id).update(
-        state=state, outcome=outcome, error=error, finished_at=timezone.now(), lease_until=None
-    )
+    """End a queued or running run; one the sweep ended already (its lease lapsed) keeps that ending."""
+    ended = ReferenceRun.objects.filter(
+        id=run_id, state__in=[ReferenceRun.State.QUEUED, ReferenceRun.State.RUNNING]
+    ).update(state=state, outcome=outcome, error=error, finished_at=timezone.now(), lease_until=None)
+    if not ended:
+        final = ReferenceRun.objects.values_list("state", flat=True).get(id=run_id)
+        logger.warning("Reference run %s finished %s after it was ended %s; it stays %s", run_id, state, final, final)
+        return final
     return state
 
 

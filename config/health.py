@@ -13,7 +13,7 @@ from pathlib import Path
 
 from django.conf import settings
 from django.core.files.storage import default_storage
-from django.db import DEFAULT_DB_ALIAS, connections
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, connections
 from django.db.migrations.executor import MigrationExecutor
 from health_check.base import HealthCheck
 from health_check.checks import Cache, Database
@@ -54,8 +54,14 @@ class Migrations(HealthCheck):
     """Every migration is applied: a process started on code newer than its database would fail on some pages."""
 
     def run(self):
-        executor = MigrationExecutor(connections[DEFAULT_DB_ALIAS])
-        plan = executor.migration_plan(executor.loader.graph.leaf_nodes())
+        connection = connections[DEFAULT_DB_ALIAS]
+        try:
+            executor = MigrationExecutor(connection)
+            plan = executor.migration_plan(executor.loader.graph.leaf_nodes())
+        except DatabaseError as error:
+            raise ServiceUnavailable("the database cannot be read (the Database check says why)") from error
+        finally:
+            connection.close()  # this check's thread's own connection
         if plan:
             names = ", ".join(f"{migration.app_label}.{migration.name}" for migration, _ in plan[:5])
             raise ServiceUnavailable(f"{len(plan)} migration(s) not applied ({names}): run manage.py migrate")

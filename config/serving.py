@@ -65,11 +65,10 @@ def broker_problem() -> str | None:
     in-process (no CELERY_BROKER_URL)."""
     if settings.CELERY_TASK_ALWAYS_EAGER:
         return None
-    from celery import current_app
+    from leaderboard.selectors.operations import queue_depths  # the one read of the broker (health, metrics too)
 
     try:
-        with current_app.connection_for_write() as broker:
-            broker.ensure_connection(max_retries=1, timeout=BROKER_TIMEOUT_SECONDS)
+        queue_depths(timeout=BROKER_TIMEOUT_SECONDS)
     except Exception as error:  # kombu's OperationalError: refused, timed out, a name that does not resolve
         return (
             f"The broker {_without_password(settings.CELERY_BROKER_URL)} cannot be reached ({type(error).__name__}: "
@@ -96,6 +95,13 @@ def serving_problems(*, web: bool) -> list[str]:
     checks = [static_manifest_problem] if web else []
     checks += [database_problem, broker_problem]
     return [problem for check in checks if (problem := check()) is not None]
+
+
+def refuse_to_serve_without_static_files() -> None:
+    """Raise ImproperlyConfigured, saying what to run, where the static files were not collected."""
+    problem = static_manifest_problem()
+    if problem is not None:
+        raise ImproperlyConfigured(problem)
 
 
 def refuse_to_serve_unready(*, web: bool) -> None:

@@ -29,3 +29,20 @@ secure_scheme_headers = {"X-FORWARDED-PROTO": "https"}
 logconfig_dict = gunicorn_logging(
     log_format=os.environ.get("LOG_FORMAT", "json"), level=os.environ.get("LOG_LEVEL", "INFO")
 )
+
+
+def on_starting(server):
+    """Before any worker starts: a server whose static files, database or broker are missing stops here, saying what
+    to run (config/serving.py), rather than answering 500s. Checked once, in the master: a worker replaced later,
+    during a short outage, is not stopped by it."""
+    import django
+    from django.core.exceptions import ImproperlyConfigured
+
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings.production")
+    django.setup()
+    from config.serving import serving_problems
+
+    problems = serving_problems(web=True)
+    if problems:
+        server.log.error("Cannot serve: %s", " ".join(problems))
+        raise ImproperlyConfigured(" ".join(problems))

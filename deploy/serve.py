@@ -33,7 +33,7 @@ import sys
 import threading
 import time
 from pathlib import Path
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 ROOT = Path(__file__).resolve().parents[1]
 VENV_BIN = Path(sys.executable).parent
@@ -126,32 +126,43 @@ class Stack:
         if url.scheme not in ("postgres", "postgresql", "pgsql"):
             return  # another engine: the processes' own start-up checks judge it
         import psycopg
+        import psycopg.sql
 
-        name = url.path.lstrip("/")
+        name = unquote(url.path.lstrip("/"))
         admin = {
-            "host": url.hostname or "127.0.0.1",
+            "host": unquote(url.hostname or "127.0.0.1"),
             "port": url.port or 5432,
-            "user": url.username or "postgres",
-            "password": url.password,
+            "user": unquote(url.username or "postgres"),
+            "password": unquote(url.password) if url.password else None,
             "dbname": "postgres",
             "autocommit": True,
             "connect_timeout": 5,
         }
         try:
-            with psycopg.connect(**admin) as connection:
-                if not connection.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
-                    say(f"creating the database {name}")
-                    connection.execute(f'CREATE DATABASE "{name}"')
-        except psycopg.Error as error:
+            connection = psycopg.connect(**admin)
+        except psycopg.OperationalError as error:
             raise ServeError(
-                f"PostgreSQL at {admin['host']}:{admin['port']} cannot be reached ({str(error).strip()}). Start it "
-                "(e.g. `service postgresql start`), or point DATABASE_URL at one."
+                f"PostgreSQL at {admin['host']}:{admin['port']} refused the connection as {admin['user']} "
+                f"({str(error).strip()}). Start it (e.g. `service postgresql start`), check DATABASE_URL's user and "
+                "password, or point DATABASE_URL at another server."
             ) from error
+        with connection:
+            if not connection.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone():
+                say(f"creating the database {name}")
+                try:
+                    connection.execute(psycopg.sql.SQL("CREATE DATABASE {}").format(psycopg.sql.Identifier(name)))
+                except psycopg.Error as error:
+                    raise ServeError(
+                        f"The database {name} does not exist and could not be created ({str(error).strip()}): "
+                        "create it, or point DATABASE_URL at one that exists."
+                    ) from error
 
     def _redis_ensure(self) -> None:
         """Broker and cache: as set; else the shared Redis where it answers; else a redis-server of its own."""
         if "CELERY_BROKER_URL" in os.environ and not self.own_redis:
-            self.env.setdefault("CACHE_URL", os.environ.get("CACHE_URL", ""))
+            broker = os.environ["CELERY_BROKER_URL"]
+            if "CACHE_URL" not in os.environ and broker.startswith(("redis://", "rediss://")):
+                self.env["CACHE_URL"] = broker.rsplit("/", 1)[0] + "/1"  # the same Redis, database 1
             return
         if not self.own_redis and redis_ping(*SHARED_REDIS):
             host, port = SHARED_REDIS
@@ -174,12 +185,21 @@ class Stack:
 
     def _manage(self, *arguments: str) -> None:
         completed = subprocess.run(
-            [str(VENV_BIN / "python"), "manage.py", *arguments], cwd=ROOT, env=self.env, text=True, capture_output=True
+            [str(VENV_BIN / "python"), "manage.py", *arguments],
+            cwd=ROOT,
+            env=self.env,
+            text=True,
+            capture_output=True,
+            start_new_session=True,  # Ctrl-C is this process's to handle: the command finishes, then the stack stops
         )
+        if self.stopping.is_set():
+            raise ServeError("stopped before it started")
         if completed.returncode != 0:
             raise ServeError(f"manage.py {arguments[0]} failed:\n{completed.stderr.strip()[-3000:]}")
 
     def _spawn(self, name: str, command: list[str], *, show: bool = True) -> None:
+        if self.stopping.is_set():
+            raise ServeError("stopped before it started")
         process = subprocess.Popen(
             command,
             cwd=ROOT,
@@ -225,17 +245,24 @@ class Stack:
             return
         say(f"{signal.Signals(signum).name}: stopping every process")
         self.stopping.set()
-        if not self.processes:
-            raise KeyboardInterrupt
 
     def stop(self) -> None:
-        """SIGTERM to each process group (the web first, Redis last), SIGKILL to any still there after a while."""
+        """SIGTERM to each process group, then SIGKILL to any still there after a while; its own Redis last, once
+        the workers are gone (they hand back or acknowledge their messages as they stop)."""
         self.stopping.set()
-        order = [name for name in ("web", "beat", "judging", "reference", "redis") if name in self.processes]
-        for name in order:
+        stopped = [name for name in ("web", "beat", "judging", "reference") if name in self.processes]
+        self._stop_groups(stopped)
+        if "redis" in self.processes:
+            self._stop_groups(["redis"])
+            stopped.append("redis")
+        if stopped:
+            say("stopped: " + ", ".join(stopped))
+
+    def _stop_groups(self, names: list[str]) -> None:
+        for name in names:
             signal_group(self.processes[name], signal.SIGTERM)
         deadline = time.monotonic() + STOP_SECONDS
-        for name in order:
+        for name in names:
             process = self.processes[name]
             try:
                 process.wait(timeout=max(0.1, deadline - time.monotonic()))
@@ -243,8 +270,6 @@ class Stack:
                 say(f"{name} did not stop within {STOP_SECONDS} s: killed")
             signal_group(process, signal.SIGKILL)  # the group's children too
             process.wait()
-        if order:
-            say("stopped: " + ", ".join(order))
 
 
 def say(message: str) -> None:
@@ -268,8 +293,9 @@ def signal_group(process: subprocess.Popen, signal_number: int) -> None:
 def _secret_key() -> str:
     path = STATE / "secret_key"
     if not path.exists():
-        path.write_text(secrets.token_urlsafe(50))
-        path.chmod(0o600)
+        descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)  # never readable by others
+        with os.fdopen(descriptor, "w") as key:
+            key.write(secrets.token_urlsafe(50))
     return path.read_text().strip()
 
 

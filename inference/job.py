@@ -163,6 +163,8 @@ def _measurement_run(options, out_dir, *, price, progress, author, email) -> Mea
             "items": measurement.items,
             "threads": backend.threads,
             "scenario": str(options.scenario),
+            # More than 1: the first timed passes' means lay outside LoadGen's queries and were measured again.
+            "timed passes": len(measurement.timed_pass_means_ms),
         },
     }
     if costs.per_item is not None:

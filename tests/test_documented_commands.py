@@ -184,14 +184,11 @@ SKIPPED: dict[str, str] = {
         "DATABASE_URL=postgres://postgres@127.0.0.1:5432/dawnboard_restored .venv/bin/python manage.py restore_site "
         "backups/dawnboard-2026-11-28.dump"
     ): RESTORE,
-    "DATABASE_URL=postgres://postgres@127.0.0.1:5432/dawnboard_restored .venv/bin/python manage.py migrate": RESTORE,
     ".venv/bin/mkdocs build --strict": "`make test` runs it itself, before pytest",
     ".venv/bin/python bench/http_bench.py --sizes 100000 --runs 5 --keep-database": "a bench of 20 to 40 minutes on "
     "its own production stack (bench/http_bench.py); its smaller sizes run where `make bench-http` is run",
     ".venv/bin/python bench/gpu_check.py --device cpu --sections 6": "a bench: LoadGen tests of three networks, "
     "calibrated and 3 s each, over a minute on 2 cores; the GPU check's paths are run by hand where a GPU is lent",
-    ".venv/bin/gunicorn config.wsgi": "a production server: needs SECRET_KEY (config.settings.production) and runs "
-    "until stopped",
 }
 
 # Literal values written in capitals, not placeholders.

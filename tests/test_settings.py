@@ -205,12 +205,18 @@ def _process_start(tmp_path, code: str, **environment: str) -> subprocess.Comple
     )
 
 
-def test_gunicorn_refuses_to_start_without_its_database_saying_what_to_run(tmp_path):
-    unreachable = _process_start(tmp_path, "import config.wsgi", DATABASE_URL="postgres://postgres@127.0.0.1:1/x")
-    missing = _process_start(tmp_path, "import config.wsgi", DATABASE_URL=f"sqlite:///{tmp_path / 'none.sqlite3'}")
+UNREADY = (  # what gunicorn's master runs at start (deploy/gunicorn.conf.py), under the production settings
+    "import config, django; django.setup(); from config.serving import refuse_to_serve_unready; "
+    "refuse_to_serve_unready(web=True)"
+)
+
+
+def test_a_web_process_refuses_to_start_without_its_database_saying_what_to_run(tmp_path):
+    unreachable = _process_start(tmp_path, UNREADY, DATABASE_URL="postgres://postgres@127.0.0.1:1/x")
+    missing = _process_start(tmp_path, UNREADY, DATABASE_URL=f"sqlite:///{tmp_path / 'none.sqlite3'}")
     empty = tmp_path / "empty.sqlite3"
     sqlite3.connect(empty).close()
-    unmigrated = _process_start(tmp_path, "import config.wsgi", DATABASE_URL=f"sqlite:///{empty}")
+    unmigrated = _process_start(tmp_path, UNREADY, DATABASE_URL=f"sqlite:///{empty}")
 
     assert unreachable.returncode != 0
     assert "ImproperlyConfigured: The database 127.0.0.1:1/x cannot be reached (" in unreachable.stderr
@@ -222,18 +228,26 @@ def test_gunicorn_refuses_to_start_without_its_database_saying_what_to_run(tmp_p
     )
 
 
-def test_gunicorn_and_a_worker_refuse_to_start_without_their_broker_saying_what_to_run(tmp_path):
+def test_gunicorn_refuses_to_start_without_its_broker_and_a_worker_too_saying_what_to_run(tmp_path):
+    """The database and broker are checked once, in gunicorn's master (deploy/gunicorn.conf.py): it exits before
+    any worker starts. A worker that boots later, during a short outage, is not stopped by them."""
     broker = {**_migrated_sqlite(tmp_path), "CELERY_BROKER_URL": "redis://:secret@127.0.0.1:1/0"}
-    web = _process_start(tmp_path, "import config.wsgi", **broker)
+    code = (
+        "import sys; from gunicorn.app.wsgiapp import run; "
+        "sys.argv = ['gunicorn', '-c', 'deploy/gunicorn.conf.py', '-b', '127.0.0.1:0', 'config.wsgi']; run()"
+    )
+    web = _process_start(tmp_path, code, **broker)
     worker = _process_start(
         tmp_path, "from config.celery_app import app; app.worker_main(['worker', '--pool', 'solo'])", **broker
     )
+    a_worker_booting = _process_start(tmp_path, "import config.wsgi; print('serving')", **broker)
 
     for started in (web, worker):
         assert started.returncode != 0
         assert "The broker redis://***@127.0.0.1:1/0 cannot be reached (" in started.stderr
         assert "secret" not in started.stderr
     assert "Cannot start the worker: " in worker.stderr
+    assert a_worker_booting.returncode == 0 and a_worker_booting.stdout.strip() == "serving"
 
 
 def test_local_settings_read_no_manifest():

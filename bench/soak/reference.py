@@ -23,6 +23,7 @@ LOST_REASON = "The worker running it was lost"
 class ReferenceKillResult:
     run_id: int | None = None
     tries: int = 0  # runs queued until one was still running when its worker was killed
+    killed: bool = False  # no: every run ended before its worker could be killed
     final_state: str = ""
     error: str = ""
     seconds_to_failed: float | None = None  # from the kill to the row saying `failed`
@@ -44,11 +45,12 @@ def run(stack: Stack, *, tries: int = 3) -> ReferenceKillResult:
             stack.reference_worker_stop()
             continue
         stack.reference_worker_kill()
+        result.killed = True
         killed_at = time.monotonic()
         result.final_state = _wait_for_state(
             stack, result.run_id, {"failed", "succeeded"}, timeout_seconds=ENDED_WITHIN_SECONDS
         )
-        if result.final_state in ("failed", "succeeded"):
+        if result.final_state == "failed":
             result.seconds_to_failed = time.monotonic() - killed_at
         with stack.connect() as connection:
             result.error = connection.execute(
@@ -59,6 +61,8 @@ def run(stack: Stack, *, tries: int = 3) -> ReferenceKillResult:
 
 
 def lines(result: ReferenceKillResult) -> list[str]:
+    if not result.killed:
+        return [f"reference worker SIGKILL: no kill took place: each of {result.tries} runs ended before it; NO"]
     if result.seconds_to_failed is None:
         ended = f"still {result.final_state or 'unknown'} {ENDED_WITHIN_SECONDS:.0f} s after the kill"
     else:

@@ -115,7 +115,9 @@ def failures(
         reasons.append(f"schemathesis: {schema.server_errors} server errors, {schema.other_failures} other")
     if stuck_at_end:
         reasons.append(f"{stuck_at_end} submissions still pending at the end")
-    if reference is not None and not reference.ok:
+    if reference is not None and not reference.killed:
+        reasons.append("reference run: no run was still running when its worker was to be killed")
+    elif reference is not None and not reference.ok:
         reasons.append(f"reference run: {reference.final_state or 'unknown'} after its worker was killed, not failed")
     return reasons
 

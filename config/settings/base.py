@@ -8,6 +8,7 @@ import environ
 from csp.constants import NONE, SELF, UNSAFE_INLINE
 
 from config.logs import logging_settings, structlog_configure
+from dawnboard.archives import GITHUB_ARCHIVE_URL
 
 BASE_DIR = Path(__file__).resolve().parents[2]
 env = environ.Env()
@@ -333,7 +334,7 @@ REFERENCE_RUNS_IN_REQUEST = env.bool("REFERENCE_RUNS_IN_REQUEST", default=True)
 # request only (docs/submitting/public-archives.md): from this base URL (codeload.github.com's layout), cached in
 # this folder, each download at most this many bytes, and unpacked to at most this many; a server that does not
 # accept the connection within the timeout counts as offline.
-DAWNBOARD_GITHUB_ARCHIVE_URL = env("DAWNBOARD_GITHUB_ARCHIVE_URL", default="https://codeload.github.com")
+DAWNBOARD_GITHUB_ARCHIVE_URL = env("DAWNBOARD_GITHUB_ARCHIVE_URL", default=GITHUB_ARCHIVE_URL)
 DAWNBOARD_ARCHIVE_CACHE = env("DAWNBOARD_ARCHIVE_CACHE", default=str(BASE_DIR / ".cache" / "archives"))
 DAWNBOARD_ARCHIVE_MAX_BYTES = env.int("DAWNBOARD_ARCHIVE_MAX_BYTES", default=2 * 1024**3)
 DAWNBOARD_ARCHIVE_MAX_UNPACKED_BYTES = env.int("DAWNBOARD_ARCHIVE_MAX_UNPACKED_BYTES", default=16 * 1024**3)

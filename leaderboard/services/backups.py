@@ -7,7 +7,7 @@ database is needed to serve the boards again (REFERENCE_RUNS_DIR keeps reference
 submissions already hold).
 
 A restore goes only into an empty database (no table), in one transaction, so it never mixes two sites or leaves
-half a site; `manage.py migrate` afterwards brings an older backup up to the code's schema. Both commands print
+half a site; a backup of older code is then migrated to this code's schema. Both commands print
 the site's summary (`site_summary`): the same figures before the backup and after the restore say the files and
 entries came back whole.
 """
@@ -24,7 +24,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from django.apps import apps
+from django.core.management import call_command
 from django.db import connection
+from django.db.migrations.executor import MigrationExecutor
 
 from leaderboard.models import Entry, SubmittedFile
 
@@ -40,6 +42,13 @@ class SiteSummary:
     files: int
     files_bytes: int
     files_sha256: str  # over every submitted file's id and the sha256 of its content as stored, in id order
+
+    def described(self, done: str) -> str:
+        return (
+            f"{done}: {sum(self.rows.values())} rows, {self.rows.get(Entry._meta.label, 0)} entries (sha256 "
+            f"{self.entries_sha256[:16]}), {self.files} files of {self.files_bytes} bytes (sha256 "
+            f"{self.files_sha256[:16]})"
+        )
 
     def as_dict(self) -> dict:
         return {
@@ -73,22 +82,30 @@ def site_summary() -> SiteSummary:
 
 
 def site_backup(*, path: Path) -> None:
-    """Write the whole database to `path` (refused where something is there already)."""
+    """Write the whole database to `path` (refused where something is there already), through a temporary file
+    beside it: a backup that fails leaves nothing, and a file at `path` is always whole."""
     if path.exists():
         raise BackupError(f"{path} exists: name a new file, so no backup is ever written over.")
     path.parent.mkdir(parents=True, exist_ok=True)
-    if connection.vendor == "postgresql":
-        _run(["pg_dump", "--format=custom", "--no-owner", "--no-privileges", f"--file={path}"], "pg_dump")
-    elif connection.vendor == "sqlite":
-        connection.ensure_connection()
-        with sqlite3.connect(path) as target:
-            connection.connection.backup(target)
-    else:
-        raise BackupError(f"No backup for a {connection.vendor} database: use its own tools.")
+    partial = path.with_name(f".{path.name}.partial")
+    partial.unlink(missing_ok=True)
+    try:
+        if connection.vendor == "postgresql":
+            _run(["pg_dump", "--format=custom", "--no-owner", "--no-privileges", f"--file={partial}"], "pg_dump")
+        elif connection.vendor == "sqlite":
+            connection.ensure_connection()
+            with sqlite3.connect(partial) as target:
+                connection.connection.backup(target)
+        else:
+            raise BackupError(f"No backup for a {connection.vendor} database: use its own tools.")
+        partial.rename(path)
+    finally:
+        partial.unlink(missing_ok=True)
 
 
-def site_restore(*, path: Path) -> None:
-    """Load a backup into this (empty) database, all or nothing."""
+def site_restore(*, path: Path) -> bool:
+    """Load a backup into this (empty) database, all or nothing, then migrate a backup of older code to this code's
+    schema. Returns whether it was migrated."""
     if not path.is_file():
         raise BackupError(f"No backup at {path}.")
     tables = connection.introspection.table_names()
@@ -113,6 +130,11 @@ def site_restore(*, path: Path) -> None:
     else:
         raise BackupError(f"No restore for a {connection.vendor} database: use its own tools.")
     connection.close()  # the next query sees the restored schema
+    executor = MigrationExecutor(connection)
+    if not executor.migration_plan(executor.loader.graph.leaf_nodes()):
+        return False
+    call_command("migrate", "--noinput", verbosity=0)
+    return True
 
 
 def _run(command: list[str], tool: str, *, database_flag: str | None = None) -> None:

@@ -4,9 +4,12 @@ sweep (Celery beat's `benchmarks.reference_runs_sweep`) ends `failed`, with the 
 from __future__ import annotations
 
 import threading
+import time
 from datetime import timedelta
 
 import pytest
+from django.db import OperationalError
+from django.db.models import QuerySet
 from django.utils import timezone
 
 from benchmarks import services
@@ -73,3 +76,33 @@ def test_a_training_run_renews_its_lease_and_gives_it_up_when_it_ends(settings, 
     run.refresh_from_db()
     assert run.lease_until is None and run.error == "RuntimeError: stopped by the test"
     assert not any(thread.name.endswith("-heartbeat") for thread in threading.enumerate())
+
+
+def test_the_heartbeat_survives_a_database_error_and_renews_again(settings, monkeypatch):
+    settings.REFERENCE_RUN_HEARTBEAT_SECONDS = 0.02
+    run = running(lease_until=timezone.now())
+    real_update, calls = QuerySet.update, []
+
+    def update(queryset, **fields):  # the first renewal meets a database going away
+        calls.append(fields)
+        if "lease_until" in fields and len(calls) == 1:
+            raise OperationalError("server closed the connection unexpectedly")
+        return real_update(queryset, **fields)
+
+    monkeypatch.setattr(QuerySet, "update", update)
+    before = ReferenceRun.objects.get(id=run.id).lease_until
+    with services._heartbeat(run.id):
+        deadline = time.monotonic() + 5
+        while ReferenceRun.objects.get(id=run.id).lease_until == before and time.monotonic() < deadline:
+            time.sleep(0.02)
+
+    assert len(calls) >= 2 and ReferenceRun.objects.get(id=run.id).lease_until > before
+
+
+def test_a_run_the_sweep_ended_keeps_that_ending_when_its_training_finishes_after_all():
+    run = running(lease_until=timezone.now() - timedelta(seconds=1))
+    reference_runs_sweep_task()
+
+    assert services._finish(run.id, ReferenceRun.State.SUCCEEDED, outcome={"reached": True}) == "failed"
+    run.refresh_from_db()
+    assert run.state == "failed" and run.outcome is None and run.error.startswith("The worker running it was lost")

@@ -1,6 +1,7 @@
 """manage.py backup_site PATH [--json]: the whole site (the database, every submitted file in it) into one file:
 pg_dump's custom format on PostgreSQL, SQLite's backup API on SQLite. Prints the site's summary, which
-`restore_site` prints again after a restore."""
+`restore_site` prints again after a restore. The summary is read after the copy: on a site taking submissions
+meanwhile, the two can differ by those."""
 
 import json
 from pathlib import Path
@@ -22,15 +23,6 @@ class Command(BaseCommand):
             site_backup(path=options["path"])
         except BackupError as error:
             raise CommandError(str(error)) from error
-        print_summary(self, site_summary(), as_json=options["json"], done=f"backed up to {options['path']}")
-
-
-def print_summary(command: BaseCommand, summary, *, as_json: bool, done: str) -> None:
-    if as_json:
-        command.stdout.write(json.dumps(summary.as_dict(), sort_keys=True))
-        return
-    command.stdout.write(
-        f"{done}: {sum(summary.rows.values())} rows, {summary.rows.get('leaderboard.Entry', 0)} entries "
-        f"(sha256 {summary.entries_sha256[:16]}), {summary.files} files of {summary.files_bytes} bytes "
-        f"(sha256 {summary.files_sha256[:16]})"
-    )
+        summary = site_summary()
+        done = f"backed up to {options['path']}"
+        self.stdout.write(json.dumps(summary.as_dict(), sort_keys=True) if options["json"] else summary.described(done))

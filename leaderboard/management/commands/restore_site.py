@@ -1,12 +1,13 @@
 """manage.py restore_site PATH [--json]: a backup_site file into this site's database, which must be empty (a new
-database), in one transaction. Run `manage.py migrate` after it when the code is newer than the backup. Prints the
-site's summary: the same as backup_site printed means every entry and file came back."""
+database), in one transaction. A backup of older code is migrated to this code's schema after it. Prints the
+site's summary: the same as backup_site printed means every entry and file came back (after a migration, compare
+the rows and the files: the entries' digest covers the columns the migration added)."""
 
+import json
 from pathlib import Path
 
 from django.core.management.base import BaseCommand, CommandError
 
-from leaderboard.management.commands.backup_site import print_summary
 from leaderboard.services.backups import BackupError, site_restore, site_summary
 
 
@@ -19,7 +20,9 @@ class Command(BaseCommand):
 
     def handle(self, *args, **options):
         try:
-            site_restore(path=options["path"])
+            migrated = site_restore(path=options["path"])
         except BackupError as error:
             raise CommandError(str(error)) from error
-        print_summary(self, site_summary(), as_json=options["json"], done=f"restored from {options['path']}")
+        done = f"restored from {options['path']}" + (", then migrated to this code's schema" if migrated else "")
+        summary = site_summary()
+        self.stdout.write(json.dumps(summary.as_dict(), sort_keys=True) if options["json"] else summary.described(done))
