@@ -65,12 +65,11 @@ test: install browser  ## install and run the whole suite, then its PostgreSQL p
 	NO_MKDOCS_2_WARNING=1 $(VENV)/bin/mkdocs build --strict
 	$(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile --durations=10
 	@if $(PY) -c "import socket; socket.create_connection(('127.0.0.1', 5432), 1)" 2>/dev/null; then \
-		echo "== the API, command, charts page, entry rank, copied log, token, algorithm track, trust, health, metrics and lease tests again, on PostgreSQL"; \
+		echo "== the API, command, charts page, entry rank, copied log, token, algorithm track, trust, health and metrics tests again, on PostgreSQL"; \
 		DATABASE_URL=$(POSTGRES_TEST_URL) $(PY) -m pytest -n $(PYTEST_WORKERS) --dist loadfile --create-db -m "not services" \
 			tests/leaderboard/api tests/leaderboard/test_commands.py tests/leaderboard/test_charts_page.py \
 			tests/leaderboard/test_entry_ranks.py tests/leaderboard/test_copied_logs.py tests/leaderboard/test_api_tokens.py \
-			tests/leaderboard/test_algorithm_track.py tests/leaderboard/test_trust.py tests/config \
-			tests/benchmarks/test_reference_run_lease.py; \
+			tests/leaderboard/test_algorithm_track.py tests/leaderboard/test_trust.py tests/config; \
 	else \
 		echo "PostgreSQL is not running on 127.0.0.1:5432: the PostgreSQL pass of the API tests is skipped."; \
 	fi

@@ -10,9 +10,14 @@ import socket
 import subprocess
 import sys
 import uuid
+from io import StringIO
 from pathlib import Path
 
 import pytest
+from django.core.management import call_command
+from django.core.management.base import CommandError
+
+from tests.factories import submit_training_entry
 
 ROOT = Path(__file__).resolve().parents[2]
 POSTGRES = ("127.0.0.1", 5432)
@@ -42,12 +47,8 @@ def manage(database_url: str, *arguments: str, check: bool = True) -> subprocess
 
 
 def what_readers_see(database_url: str) -> dict:
-    """Every board of the task as the leaderboard command prints it, the entries list as JSON."""
-    boards = {
-        metric: json.loads(manage(database_url, "leaderboard", "cifar10", metric, "--json").stdout)
-        for metric in ("training-time", "training-cost")
-    }
-    return boards
+    """The task's training-time board as the leaderboard command prints it."""
+    return json.loads(manage(database_url, "leaderboard", "cifar10", "training-time", "--json").stdout)
 
 
 def site_filled_and_backed_up(database_url: str, backup: Path) -> dict:
@@ -56,24 +57,36 @@ def site_filled_and_backed_up(database_url: str, backup: Path) -> dict:
     return json.loads(manage(database_url, "backup_site", str(backup), "--json").stdout)
 
 
+@pytest.mark.django_db(transaction=True)
 def test_a_sqlite_backup_restored_into_a_new_file_shows_the_same_boards_entries_and_files(tmp_path):
-    original, restored = f"sqlite:///{tmp_path / 'site.sqlite3'}", f"sqlite:///{tmp_path / 'new.sqlite3'}"
+    for n in range(3):
+        submit_training_entry(tmp_path, model=f"backup-model-{n}", hardware="1 V100")
     backup = tmp_path / "backups" / "site.sqlite3"
-    before = site_filled_and_backed_up(original, backup)
+    out = StringIO()
+    call_command("backup_site", str(backup), "--json", stdout=out)
+    before = json.loads(out.getvalue())
+    board = StringIO()
+    call_command("leaderboard", "cifar10", "training-time", "--json", stdout=board)
+    restored = f"sqlite:///{tmp_path / 'new.sqlite3'}"
 
     after = json.loads(manage(restored, "restore_site", str(backup), "--json").stdout)
 
     assert before["rows"]["leaderboard.Entry"] == 3 and before["files"] == 6 and before["files_bytes"] > 0
     assert after == before
-    assert what_readers_see(restored) == what_readers_see(original)
-    again = manage(restored, "restore_site", str(backup), check=False)
-    assert (
-        again.returncode != 0
-        and "is not empty" in again.stderr
-        and "a restore goes into an empty database" in (again.stderr)
-    )
-    over = manage(original, "backup_site", str(backup), check=False)
-    assert over.returncode != 0 and "exists: name a new file" in over.stderr
+    assert what_readers_see(restored) == json.loads(board.getvalue())
+
+
+@pytest.mark.django_db
+def test_a_restore_goes_into_an_empty_database_only_and_a_backup_never_over_a_file(tmp_path):
+    backup = tmp_path / "site.sqlite3"
+    backup.write_bytes(b"an earlier backup")
+
+    with pytest.raises(CommandError, match=r"is not empty .* a restore goes into an empty database only"):
+        call_command("restore_site", str(backup))
+    with pytest.raises(CommandError, match="exists: name a new file"):
+        call_command("backup_site", str(backup))
+    assert backup.read_bytes() == b"an earlier backup"
+    assert list(tmp_path.iterdir()) == [backup]  # no partial file left beside it
 
 
 @pytest.mark.services
