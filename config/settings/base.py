@@ -8,7 +8,6 @@ import environ
 from csp.constants import NONE, SELF, UNSAFE_INLINE
 
 from config.logs import logging_settings, structlog_configure
-from dawnboard.archives import GITHUB_ARCHIVE_URL
 
 BASE_DIR = Path(__file__).resolve().parents[2]
 env = environ.Env()
@@ -295,14 +294,19 @@ REFERENCE_RUN_LEASE_SECONDS = env.float("REFERENCE_RUN_LEASE_SECONDS", default=1
 # An Idempotency-Key is remembered this long per submitter.
 IDEMPOTENCY_KEY_HOURS = 24
 
+
+def site_logging(*, default_format: str) -> dict:
+    """Django's LOGGING from LOG_FORMAT (`default_format` where unset), LOG_LEVEL and CELERY_TRACE_LOG_LEVEL."""
+    return logging_settings(
+        log_format=env("LOG_FORMAT", default=default_format),
+        level=env("LOG_LEVEL", default="INFO"),
+        celery_trace_level=env("CELERY_TRACE_LOG_LEVEL", default="WARNING"),
+    )
+
+
 # Logs (config/logs.py): one JSON object a line with the request's id, the Celery task's and the submission's
 # (LOG_FORMAT=json), or one readable line (LOG_FORMAT=plain, the local site's default).
-LOG_FORMAT = env("LOG_FORMAT", default="json")
-LOGGING = logging_settings(
-    log_format=LOG_FORMAT,
-    level=env("LOG_LEVEL", default="INFO"),
-    celery_trace_level=env("CELERY_TRACE_LOG_LEVEL", default="WARNING"),
-)
+LOGGING = site_logging(default_format="json")
 structlog_configure()
 # The request's id: a proxy's X-Request-ID where one sends it (nginx's $request_id), else a new UUID.
 DJANGO_STRUCTLOG_CELERY_ENABLED = True
@@ -334,7 +338,8 @@ REFERENCE_RUNS_IN_REQUEST = env.bool("REFERENCE_RUNS_IN_REQUEST", default=True)
 # request only (docs/submitting/public-archives.md): from this base URL (codeload.github.com's layout), cached in
 # this folder, each download at most this many bytes, and unpacked to at most this many; a server that does not
 # accept the connection within the timeout counts as offline.
-DAWNBOARD_GITHUB_ARCHIVE_URL = env("DAWNBOARD_GITHUB_ARCHIVE_URL", default=GITHUB_ARCHIVE_URL)
+# Unset: GitHub's own (dawnboard.archives.GITHUB_ARCHIVE_URL, not imported here: its tarfile would load at every start).
+DAWNBOARD_GITHUB_ARCHIVE_URL = env("DAWNBOARD_GITHUB_ARCHIVE_URL", default="")
 DAWNBOARD_ARCHIVE_CACHE = env("DAWNBOARD_ARCHIVE_CACHE", default=str(BASE_DIR / ".cache" / "archives"))
 DAWNBOARD_ARCHIVE_MAX_BYTES = env.int("DAWNBOARD_ARCHIVE_MAX_BYTES", default=2 * 1024**3)
 DAWNBOARD_ARCHIVE_MAX_UNPACKED_BYTES = env.int("DAWNBOARD_ARCHIVE_MAX_UNPACKED_BYTES", default=16 * 1024**3)

@@ -4,9 +4,8 @@ DEBUG is off unless asked for (`DEBUG=1 make run`): `make run` shows the site as
 404 and 500 pages included, and a 500's traceback still goes to the console (the root logger, base.py).
 """
 
-from config.logs import logging_settings
 from config.settings.base import *  # noqa: F403
-from config.settings.base import env
+from config.settings.base import env, site_logging
 
 DEBUG = env.bool("DEBUG", default=False)
 SECRET_KEY = env("SECRET_KEY", default="dawnboard-local-development-key-not-for-production")
@@ -16,9 +15,4 @@ WHITENOISE_USE_FINDERS = True
 WHITENOISE_AUTOREFRESH = True
 
 # Readable log lines on the console; LOG_FORMAT=json for the production's.
-LOG_FORMAT = env("LOG_FORMAT", default="plain")
-LOGGING = logging_settings(
-    log_format=LOG_FORMAT,
-    level=env("LOG_LEVEL", default="INFO"),
-    celery_trace_level=env("CELERY_TRACE_LOG_LEVEL", default="WARNING"),
-)
+LOGGING = site_logging(default_format="plain")

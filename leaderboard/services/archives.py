@@ -27,7 +27,7 @@ from pathlib import Path
 
 from django.conf import settings
 
-from dawnboard.archives import GithubArchive, Unpacked, UnsafeArchive, unpack_tarball
+from dawnboard.archives import GITHUB_ARCHIVE_URL, GithubArchive, Unpacked, UnsafeArchive, unpack_tarball
 
 READ_TIMEOUT_SECONDS = 60.0  # once connected: GitHub may take a while to start streaming a large repository
 CHUNK_BYTES = 1024 * 1024
@@ -77,7 +77,7 @@ def archive_fetch(*, archive: GithubArchive, expected_sha256: str | None = None)
     """
     if expected_sha256 is not None and not SHA256.fullmatch(expected_sha256):
         raise ArchiveRefused(f"--sha256 takes 64 hexadecimal digits (lower case), not {expected_sha256!r}.")
-    url = archive.url(settings.DAWNBOARD_GITHUB_ARCHIVE_URL)
+    url = archive.url(settings.DAWNBOARD_GITHUB_ARCHIVE_URL or GITHUB_ARCHIVE_URL)
     cache = Path(settings.DAWNBOARD_ARCHIVE_CACHE)
     path = cache / archive.cache_name
     cached = _cached(path, url)
