@@ -6,6 +6,7 @@ launch it, every test is skipped with the reason.
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass, field
 from io import StringIO
 from pathlib import Path
@@ -87,14 +88,63 @@ class Watch:
         return problems
 
 
-@pytest.fixture
-def browser(request, live_server):
-    """A headless chromium for one test, started once the test's data is in the database.
+class Chromium:
+    """Playwright and one headless chromium, started by a module's first browser test and stopped after its last.
 
-    While Playwright's sync API is started it marks an event loop as running on this thread, and Django
-    then treats the thread as async: it refuses ORM calls and hands out a different, context-local
-    database connection. So every data fixture the test asks for is set up first, and Playwright stops
-    before pytest-django flushes the database.
+    Starting them took about 2.5 s a test (Playwright's driver, chromium, its first page), more than many tests' own
+    work. While Playwright's sync API is started it marks an event loop as running on this thread, so Django treats
+    the thread as async: it refuses ORM calls unless DJANGO_ALLOW_ASYNC_UNSAFE is set (it is, for as long as
+    Playwright runs, so that the next tests' data fixtures and pytest-django's flush can run), and the thread's
+    database connection is then a context-local one: on SQLite a second connection to the same shared in-memory
+    test database, which the live server's thread already reads through its own. That connection is closed before
+    Playwright stops, and nothing outside the module's tests runs while it is started.
+    """
+
+    def __init__(self):
+        self.playwright = None
+        self.launched = None
+
+    def start(self, sync_api):
+        if self.launched is None:
+            os.environ[ASYNC_UNSAFE] = "true"
+            try:
+                self.playwright = sync_api.sync_playwright().start()
+                self.launched = self.playwright.chromium.launch(
+                    executable_path=str(CHROMIUM), headless=True, args=LAUNCH_ARGS
+                )
+            except Exception:
+                self.stop()
+                raise
+        return self.launched
+
+    def stop(self):
+        from django.db import connections
+
+        if self.playwright is not None:
+            connections.close_all()  # the context-local connections opened while the loop ran
+            if self.launched is not None:
+                self.launched.close()
+            self.playwright.stop()
+        self.playwright = self.launched = None
+        os.environ.pop(ASYNC_UNSAFE, None)
+
+
+ASYNC_UNSAFE = "DJANGO_ALLOW_ASYNC_UNSAFE"
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    started = Chromium()
+    yield started
+    started.stop()
+
+
+@pytest.fixture
+def browser(request, live_server, chromium):
+    """The module's headless chromium (`Chromium`), started once the first test's data is in the database.
+
+    Every data fixture the test asks for is set up before the browser is asked for, so that the first test's data
+    is written before Playwright starts (see `Chromium`).
     """
     if _launch_failure:
         pytest.skip(_launch_failure[0])
@@ -102,20 +152,11 @@ def browser(request, live_server):
     for name in DATA_FIXTURES:
         if name in request.fixturenames:
             request.getfixturevalue(name)
-    playwright = None
     try:
-        playwright = sync_api.sync_playwright().start()
-        launched = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=LAUNCH_ARGS)
+        return chromium.start(sync_api)
     except Exception as error:  # whatever stops the launch, its reason is reported
-        if playwright is not None:
-            playwright.stop()
         _launch_failure.append(f"playwright cannot launch {CHROMIUM}: {str(error).strip().splitlines()[0]}")
         pytest.skip(_launch_failure[0])
-    try:
-        yield launched
-        launched.close()
-    finally:
-        playwright.stop()
 
 
 @pytest.fixture

@@ -4,9 +4,12 @@ mean lies outside the range of LoadGen's queries, every pass's mean kept."""
 from __future__ import annotations
 
 import time
+from types import SimpleNamespace
 
 import numpy as np
+import pytest
 
+from inference import harness
 from inference.harness import TIMED_PASSES, measure
 from inference.items import ClassifiedItems
 from inference.loadgen import LoadGenSettings
@@ -67,3 +70,42 @@ def test_an_offline_measurement_is_timed_once_however_its_mean_falls(tmp_path):
     measurement = measured(Stalling(stalled_passes=1), tmp_path, "offline")
 
     assert len(measurement.timed_pass_means_ms) == 1 and measurement.latency.mean_ms > 0.003 * 1000
+
+
+def test_the_server_search_doubles_while_valid_then_bisects_to_the_highest_rate_held(monkeypatch, tmp_path):
+    """LoadGen replaced by its verdict alone: rates up to 700 queries/s hold. From 100: 200, 400 hold, 800 does not,
+    then the geometric midpoints until the highest VALID and lowest INVALID rates lie within 1.1x."""
+    tried = []
+
+    def verdict(answer, items, settings, out_dir):
+        tried.append(settings.expected_qps)
+        valid = settings.expected_qps <= 700
+        return SimpleNamespace(test=SimpleNamespace(valid=valid, percentiles_ms={"99.00": 1.0 if valid else 90.0}))
+
+    monkeypatch.setattr(harness, "loadgen_run", verdict)
+    settings = LoadGenSettings.of("server", items=8, quick=True, latency_bound_ms=50.0)
+
+    chosen, outcome, tries = harness.server_search(None, None, settings, tmp_path, first_rate=100.0)
+
+    assert tried[:4] == [100.0, 200.0, 400.0, 800.0]
+    assert tried[4] == pytest.approx((400 * 800) ** 0.5)  # 565.7 holds, then 672.7 holds, 733.6 does not
+    assert [round(rate, 1) for rate in tried[4:]] == [565.7, 672.7, 733.6]
+    assert chosen.expected_qps == pytest.approx(672.7, abs=0.1) and outcome.test.valid
+    assert [attempt.valid for attempt in tries] == [True, True, True, False, True, True, False]
+    assert len(tried) <= harness.SERVER_SEARCH_TESTS
+
+
+def test_a_server_search_where_no_rate_holds_halves_and_returns_the_last_test_tried(monkeypatch, tmp_path):
+    tried = []
+
+    def verdict(answer, items, settings, out_dir):
+        tried.append(settings.expected_qps)
+        return SimpleNamespace(test=SimpleNamespace(valid=False, percentiles_ms={"99.00": 90.0}))
+
+    monkeypatch.setattr(harness, "loadgen_run", verdict)
+    settings = LoadGenSettings.of("server", items=8, quick=True, latency_bound_ms=50.0)
+
+    chosen, outcome, tries = harness.server_search(None, None, settings, tmp_path, first_rate=64.0, tests=4)
+
+    assert tried == [64.0, 32.0, 16.0, 8.0]
+    assert chosen.expected_qps == 8.0 and not outcome.test.valid and not any(attempt.valid for attempt in tries)

@@ -17,6 +17,7 @@ from django.core.management import call_command
 from benchmarks.runner.config import RunConfig
 from benchmarks.runner.job import reference_run
 from benchmarks.workloads.squad import BiDAFSquad
+from inference import harness
 from inference.backends import OnnxBackend
 from inference.checkpoint import checkpoint_read
 from inference.errors import InferenceError
@@ -63,10 +64,19 @@ def measured(reader, out: Path, model: str = "trained_onnx", **options):
     [
         (Scenario.SINGLE_STREAM, {}),
         (Scenario.OFFLINE, {"batch_size": 4}),
-        (Scenario.SERVER, {"latency_bound_ms": 50.0}),  # the search: a few LoadGen tests of 2048 queries
+        # The search: a few LoadGen tests of 2048 queries, under a bound far above the reader's few milliseconds (at
+        # 50 ms a machine busy with other tests missed it at every rate, its search halving to tests of minutes).
+        (Scenario.SERVER, {"latency_bound_ms": 500.0}),
     ],
 )
-def test_the_reader_is_measured_in_every_scenario_and_gated_by_the_official_f1(reader, tmp_path, scenario, chosen):
+def test_the_reader_is_measured_in_every_scenario_and_gated_by_the_official_f1(
+    reader, tmp_path, monkeypatch, scenario, chosen
+):
+    # A server test lasts 2048 queries at its rate, about 2048 x 2 mean latencies at the first (half of what one
+    # instance answers): the reader's search stops once a VALID and an INVALID rate are within 4x (two or three tests,
+    # some 20 s here, rather than 70 s for the default 1.1). Its bisection is the digits chain's (tests/inference/
+    # test_chain.py), whose queries are a hundredth as long.
+    monkeypatch.setattr(harness, "SERVER_SEARCH_RESOLUTION", 4.0)
     report = measured(reader, tmp_path / "out", scenario=scenario, **chosen)
 
     record = report.record
