@@ -88,6 +88,9 @@ class Watch:
         return problems
 
 
+ASYNC_UNSAFE = "DJANGO_ALLOW_ASYNC_UNSAFE"
+
+
 class Chromium:
     """Playwright and one headless chromium, started by a module's first browser test and stopped after its last.
 
@@ -96,8 +99,9 @@ class Chromium:
     the thread as async: it refuses ORM calls unless DJANGO_ALLOW_ASYNC_UNSAFE is set (it is, for as long as
     Playwright runs, so that the next tests' data fixtures and pytest-django's flush can run), and the thread's
     database connection is then a context-local one: on SQLite a second connection to the same shared in-memory
-    test database, which the live server's thread already reads through its own. That connection is closed before
-    Playwright stops, and nothing outside the module's tests runs while it is started.
+    test database, which the live server's thread already reads through its own. Before Playwright stops, the
+    connections opened meanwhile are closed where Django may close them (it keeps an in-memory SQLite one open, or
+    the database would go with it). Playwright stops with the module, so no other module's tests run beside it.
     """
 
     def __init__(self):
@@ -121,15 +125,12 @@ class Chromium:
         from django.db import connections
 
         if self.playwright is not None:
-            connections.close_all()  # the context-local connections opened while the loop ran
+            connections.close_all()  # those opened while the loop ran (an in-memory SQLite one stays open)
             if self.launched is not None:
                 self.launched.close()
             self.playwright.stop()
         self.playwright = self.launched = None
         os.environ.pop(ASYNC_UNSAFE, None)
-
-
-ASYNC_UNSAFE = "DJANGO_ALLOW_ASYNC_UNSAFE"
 
 
 @pytest.fixture(scope="module")
