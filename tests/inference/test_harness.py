@@ -72,17 +72,24 @@ def test_an_offline_measurement_is_timed_once_however_its_mean_falls(tmp_path):
     assert len(measurement.timed_pass_means_ms) == 1 and measurement.latency.mean_ms > 0.003 * 1000
 
 
-def test_the_server_search_doubles_while_valid_then_bisects_to_the_highest_rate_held(monkeypatch, tmp_path):
-    """LoadGen replaced by its verdict alone: rates up to 700 queries/s hold. From 100: 200, 400 hold, 800 does not,
-    then the geometric midpoints until the highest VALID and lowest INVALID rates lie within 1.1x."""
-    tried = []
+def rates_tried(monkeypatch, *, highest_held: float) -> list[float]:
+    """LoadGen replaced by its verdict alone: a rate up to `highest_held` holds (p99 1 ms), any higher misses (90 ms).
+    Returns the list each test's rate is appended to."""
+    tried: list[float] = []
 
     def verdict(answer, items, settings, out_dir):
         tried.append(settings.expected_qps)
-        valid = settings.expected_qps <= 700
+        valid = settings.expected_qps <= highest_held
         return SimpleNamespace(test=SimpleNamespace(valid=valid, percentiles_ms={"99.00": 1.0 if valid else 90.0}))
 
     monkeypatch.setattr(harness, "loadgen_run", verdict)
+    return tried
+
+
+def test_the_server_search_doubles_while_valid_then_bisects_to_the_highest_rate_held(monkeypatch, tmp_path):
+    """Rates up to 700 queries/s hold. From 100: 200, 400 hold, 800 does not,
+    then the geometric midpoints until the highest VALID and lowest INVALID rates lie within 1.1x."""
+    tried = rates_tried(monkeypatch, highest_held=700.0)
     settings = LoadGenSettings.of("server", items=8, quick=True, latency_bound_ms=50.0)
 
     chosen, outcome, tries = harness.server_search(None, None, settings, tmp_path, first_rate=100.0)
@@ -96,13 +103,7 @@ def test_the_server_search_doubles_while_valid_then_bisects_to_the_highest_rate_
 
 
 def test_a_server_search_where_no_rate_holds_halves_and_returns_the_last_test_tried(monkeypatch, tmp_path):
-    tried = []
-
-    def verdict(answer, items, settings, out_dir):
-        tried.append(settings.expected_qps)
-        return SimpleNamespace(test=SimpleNamespace(valid=False, percentiles_ms={"99.00": 90.0}))
-
-    monkeypatch.setattr(harness, "loadgen_run", verdict)
+    tried = rates_tried(monkeypatch, highest_held=0.0)
     settings = LoadGenSettings.of("server", items=8, quick=True, latency_bound_ms=50.0)
 
     chosen, outcome, tries = harness.server_search(None, None, settings, tmp_path, first_rate=64.0, tests=4)
