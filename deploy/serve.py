@@ -32,7 +32,9 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -178,7 +180,7 @@ class Stack:
                 ["redis-server", "--port", str(port), "--bind", host, "--dir", str(STATE), "--save", ""],
                 show=False,
             )
-            wait_for(lambda: redis_ping(host, port), what=f"redis-server on {port}", seconds=15, stack=self)
+            self._wait_for(lambda: redis_ping(host, port), what=f"redis-server on {port}", timeout_seconds=15)
         say(f"Redis on {host}:{port}: broker db 0, cache db 1")
         self.env["CELERY_BROKER_URL"] = f"redis://{host}:{port}/0"
         self.env.setdefault("CACHE_URL", f"redis://{host}:{port}/1")
@@ -221,7 +223,19 @@ class Stack:
             except OSError:
                 return False
 
-        wait_for(answers, what=f"gunicorn on 127.0.0.1:{self.port}", seconds=90, stack=self)
+        self._wait_for(answers, what=f"gunicorn on 127.0.0.1:{self.port}", timeout_seconds=90)
+
+    def _wait_for(self, condition, *, what: str, timeout_seconds: float) -> None:
+        """`wait_for`, given up (ServeError) where a process of the stack exits, or Ctrl-C comes, first."""
+
+        def running() -> None:
+            gone = self.exited()
+            if gone is not None:
+                raise ServeError(f"{gone[0]} exited with status {gone[1]} before {what} answered (its output is above)")
+            if self.stopping.is_set():
+                raise ServeError("stopped before it started")
+
+        wait_for(condition, what=what, timeout_seconds=timeout_seconds, check=running, error=ServeError)
 
     # -- run and stop --------------------------------------------------------------------------------------------
 
@@ -299,10 +313,16 @@ def _secret_key() -> str:
     return path.read_text().strip()
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
+def free_port(preferred: int | None = None) -> int:
+    """`preferred` where it is free on the loopback, else a free port the system picks."""
+    for port in (preferred, 0) if preferred else (0,):
+        with socket.socket() as probe:
+            try:
+                probe.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+            return probe.getsockname()[1]
+    raise OSError("no free port on the loopback")
 
 
 def redis_ping(host: str, port: int) -> bool:
@@ -314,17 +334,27 @@ def redis_ping(host: str, port: int) -> bool:
         return False
 
 
-def wait_for(condition, *, what: str, seconds: float, stack: Stack) -> None:
-    deadline = time.monotonic() + seconds
-    while not condition():
-        gone = stack.exited()
-        if gone is not None:
-            raise ServeError(f"{gone[0]} exited with status {gone[1]} before {what} answered (its output is above)")
-        if stack.stopping.is_set():
-            raise ServeError("stopped before it started")
+def wait_for(
+    condition: Callable[[], Any],
+    *,
+    what: str,
+    timeout_seconds: float,
+    check: Callable[[], None] | None = None,
+    error: type[Exception] = TimeoutError,
+    interval_seconds: float = 0.2,
+) -> Any:
+    """Poll `condition` until it returns something truthy, and return that. `check`, called each round, may raise to
+    stop waiting early (a process of the stack exited); after `timeout_seconds`, `error` says what did not answer.
+    The one wait of `make serve`, the soak and the end-to-end test."""
+    deadline = time.monotonic() + timeout_seconds
+    while True:
+        if check is not None:
+            check()
+        if result := condition():
+            return result
         if time.monotonic() > deadline:
-            raise ServeError(f"{what} did not answer within {seconds:.0f} s")
-        time.sleep(0.2)
+            raise error(f"timed out after {timeout_seconds:.0f} s waiting for {what}")
+        time.sleep(interval_seconds)
 
 
 if __name__ == "__main__":

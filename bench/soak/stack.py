@@ -22,12 +22,14 @@ import tempfile
 import time
 import uuid
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import psycopg
 
 from bench.soak import proxy
-from deploy.serve import redis_ping, signal_group
+from deploy.serve import free_port, redis_ping, signal_group
+from deploy.serve import wait_for as wait_for_answer
 
 ROOT = Path(__file__).resolve().parents[2]
 VENV_BIN = ROOT / ".venv" / "bin"
@@ -56,35 +58,7 @@ class StackError(RuntimeError):
     """A part of the stack did not start (or stop) within its time limit."""
 
 
-def free_port(preferred: int) -> int:
-    """`preferred` when it is free on the loopback, else any free port; never the shared Redis's."""
-    for port in (preferred, 0):
-        with socket.socket() as sock:
-            try:
-                sock.bind(("127.0.0.1", port))
-            except OSError:
-                continue
-            chosen = sock.getsockname()[1]
-            if chosen != SHARED_REDIS_PORT:
-                return chosen
-    raise StackError("no free loopback port")
-
-
-def wait_for(condition, *, what: str, timeout_seconds: float, interval_seconds: float = 0.2, check=None):
-    """Poll `condition` until it returns something truthy; raise StackError after the timeout.
-
-    `check` is called on each round and may raise (e.g. `Stack.assert_running`) to stop waiting early.
-    """
-    deadline = time.monotonic() + timeout_seconds
-    while True:
-        if check is not None:
-            check()
-        result = condition()
-        if result:
-            return result
-        if time.monotonic() > deadline:
-            raise StackError(f"timed out after {timeout_seconds:.0f} s waiting for {what}")
-        time.sleep(interval_seconds)
+wait_for = partial(wait_for_answer, error=StackError)
 
 
 @dataclass

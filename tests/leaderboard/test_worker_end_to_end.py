@@ -17,15 +17,16 @@ import signal
 import socket
 import subprocess
 import sys
-import time
 import urllib.error
 import urllib.request
 import uuid
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 
 import pytest
 
+from deploy.serve import free_port, wait_for
 from tests.factories import entry_bytes, training_log
 
 pytestmark = pytest.mark.services
@@ -38,6 +39,7 @@ STAFF_TOKEN_SCRIPT = (
 )
 POSTGRES = ("127.0.0.1", 5432)
 SHARED_REDIS = ("127.0.0.1", 6379)
+_wait_for = partial(wait_for, timeout_seconds=60, error=AssertionError, interval_seconds=0.3)  # make serve's own wait
 
 
 def _reachable(address: tuple[str, int]) -> bool:
@@ -46,12 +48,6 @@ def _reachable(address: tuple[str, int]) -> bool:
             return True
     except OSError:
         return False
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @pytest.fixture(scope="module")
@@ -66,7 +62,7 @@ def stack(tmp_path_factory):
     import psycopg
 
     database = f"dawnboard_e2e_{uuid.uuid4().hex[:10]}"
-    port = _free_port()
+    port = free_port()
     state = tmp_path_factory.mktemp("serve")
     env = {
         **os.environ,
@@ -321,15 +317,6 @@ def _wait_for_verdict(url: str, token: str) -> dict:
 
     _wait_for(judged, what="the worker's verdict")
     return verdict
-
-
-def _wait_for(condition, *, what: str, timeout_seconds: float = 60) -> None:
-    deadline = time.monotonic() + timeout_seconds
-    while time.monotonic() < deadline:
-        if condition():
-            return
-        time.sleep(0.3)
-    raise AssertionError(f"timed out after {timeout_seconds} s waiting for {what}")
 
 
 def test_health_answers_200_in_json_and_the_metrics_count_the_submissions(stack):
