@@ -173,3 +173,23 @@ def test_a_board_that_scrolls_sideways_says_so_and_one_that_fits_does_not(wide_b
         assert any(box["scrolls"] for box in every_box)  # the boards of a phone scroll: the test saw a hint
     else:
         assert any(not box["scrolls"] for box in every_box)
+
+
+@pytest.mark.parametrize("width", (320, PHONE))
+def test_a_command_to_copy_breaks_only_between_its_words(wide_board, sized, width):
+    """The home page's commands that fill an empty board wrap on a phone, but never inside a word:
+    `--from-github` stays whole, as a reader copies it."""
+    page = sized(width)
+    open_page(page, "/")
+
+    words = page.evaluate(
+        """() => [...document.querySelectorAll('.fill-board code.command span')].map(word => {
+            const range = document.createRange();
+            range.selectNodeContents(word);
+            return [word.textContent, new Set([...range.getClientRects()].map(rect => Math.round(rect.top))).size];
+        })"""
+    )
+
+    assert "--from-github" in [word for word, _ in words]
+    assert [word for word, lines in words if lines != 1] == []
+    assert overflow(page)["scrollWidth"] <= width
