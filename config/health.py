@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import shutil
+import threading
 from pathlib import Path
 
 from django.conf import settings
@@ -23,14 +24,39 @@ from health_check.views import HealthCheckView
 from leaderboard.selectors.operations import queue_depths
 
 
+class QueueReading:
+    """The work queues' depths, read from the broker once for the two checks of a request that need them (Broker and
+    QueueDepth run side by side in threads): the first to ask connects, the other waits for its answer, or its error."""
+
+    def __init__(self):
+        self._lock = threading.Lock()
+        self._read = False
+        self._depths: dict[str, int] = {}
+        self._error: Exception | None = None
+
+    def depths(self) -> dict[str, int]:
+        with self._lock:
+            if not self._read:
+                try:
+                    self._depths = queue_depths(timeout=2.0)
+                except Exception as error:  # kombu's OperationalError, a refused or timed-out connection
+                    self._error = error
+                self._read = True
+        if self._error is not None:
+            raise self._error
+        return self._depths
+
+
 @dataclasses.dataclass
 class Broker(HealthCheck):
     """The Celery broker answers a connection within two seconds (tasks running in-process have none to check)."""
 
+    queues: QueueReading = dataclasses.field(default_factory=QueueReading, repr=False, compare=False)
+
     def run(self):
         try:
-            queue_depths(timeout=2.0)
-        except Exception as error:  # kombu's OperationalError, a refused or timed-out connection
+            self.queues.depths()
+        except Exception as error:
             raise ServiceUnavailable(f"the broker cannot be reached ({type(error).__name__})") from error
 
 
@@ -38,9 +64,11 @@ class Broker(HealthCheck):
 class QueueDepth(HealthCheck):
     """No work queue holds more than HEALTH_MAX_QUEUE_DEPTH messages (workers are missing or too few)."""
 
+    queues: QueueReading = dataclasses.field(default_factory=QueueReading, repr=False, compare=False)
+
     def run(self):
         try:
-            depths = queue_depths(timeout=2.0)
+            depths = self.queues.depths()
         except Exception:
             return  # the broker check says so
         deep = {role: depth for role, depth in depths.items() if depth > settings.HEALTH_MAX_QUEUE_DEPTH}
@@ -83,6 +111,14 @@ class Disk(HealthCheck):
 
 class DawnboardHealthView(HealthCheckView):
     checks = (Database, Cache, Broker, Disk, Migrations, QueueDepth)
+
+    def get_checks(self):
+        """This request's checks, Broker and QueueDepth sharing one reading of the queues (one broker connection)."""
+        queues = QueueReading()
+        for check in super().get_checks():
+            if isinstance(check, Broker | QueueDepth):
+                check.queues = queues
+            yield check
 
     async def get(self, request, *args, **kwargs):
         response = await super().get(request, *args, **kwargs)

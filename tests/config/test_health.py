@@ -71,3 +71,18 @@ def test_a_browser_gets_the_html_page_and_plain_text_its_lines(client):
     assert b"<html" in client.get("/health/", headers={"Accept": "text/html"}).content.lower()
     text = client.get("/health/", headers={"Accept": "text/plain"}).content.decode()
     assert "Migrations(): OK" in text.splitlines()
+
+
+def test_the_broker_and_queue_checks_share_one_reading_of_the_queues_a_request(client, monkeypatch):
+    readings = []
+
+    def queue_depths(timeout):
+        readings.append(timeout)
+        return {"judging": 0, "reference": 0}
+
+    monkeypatch.setattr("config.health.queue_depths", queue_depths)
+
+    assert health(client).json() == dict.fromkeys(CHECKS, "OK")
+    assert readings == [2.0]  # one connection, for both checks
+    health(client)
+    assert readings == [2.0, 2.0]  # and a new one for the next request
