@@ -11,7 +11,7 @@ install: $(STAMP)  ## install the pinned packages into .venv (once per requireme
 # These machines set PYTHONDONTWRITEBYTECODE, so every process would compile what it imports again (torch's 2,000
 # modules among them). make's commands write the bytecode as Python does by default, once, on first import: pip does
 # not byte-compile what it installs (its pass took 175 s, one file at a time), and the install ends by importing what
-# the site and the suite use (2,400 modules written, a few seconds) instead of compiling all 16,000 (53 s on every
+# the site and the suite use (2,400 modules written, 13 s) instead of compiling all 16,000 (53 s on every
 # core): a fresh clone's install took 66 s, against 121 to 140 s. A module imported later is compiled once, then.
 unexport PYTHONDONTWRITEBYTECODE
 WARM_IMPORTS := django, torch, onnx, onnxruntime, mlperf_loadgen, pandas, plotly.graph_objects, scipy.stats, sklearn.datasets
