@@ -71,6 +71,14 @@ BROKEN_WORDS_JS = r"""(longest) => {
     return broken;
 }"""
 
+# Each element the selector finds: its text, and the number of lines it is drawn on.
+LINES_OF_JS = """(selector) => [...document.querySelectorAll(selector)].map(element => {
+    const range = document.createRange();
+    range.selectNodeContents(element);
+    const tops = new Set([...range.getClientRects()].map(rect => Math.round(rect.top)));
+    return [element.textContent.trim(), tops.size];
+})"""
+
 # Each box in the page's content that can scroll sideways (a `.table-scroll`, or on a phone a table outside one):
 # whether it does, and whether its hint ("Scroll sideways for more columns") shows.
 SCROLL_BOXES_JS = """() => [...document.querySelectorAll('main *')]
@@ -141,14 +149,7 @@ def test_dates_and_values_with_units_stay_on_one_line(wide_board, sized):
     page = sized(PHONE)
     open_page(page, "/tasks/cifar10/?metric=inference-latency")
 
-    lines = page.evaluate(
-        """() => [...document.querySelectorAll('table.board tbody td.num, table.board tbody td.date')].map(cell => {
-            const range = document.createRange();
-            range.selectNodeContents(cell);
-            const tops = new Set([...range.getClientRects()].map(rect => Math.round(rect.top)));
-            return [cell.textContent.trim(), tops.size];
-        })"""
-    )
+    lines = page.evaluate(LINES_OF_JS, "table.board tbody td.num, table.board tbody td.date")
 
     assert lines and all(count == 1 for _, count in lines), lines
 
@@ -182,13 +183,7 @@ def test_a_command_to_copy_breaks_only_between_its_words(wide_board, sized, widt
     page = sized(width)
     open_page(page, "/")
 
-    words = page.evaluate(
-        """() => [...document.querySelectorAll('.fill-board code.command span')].map(word => {
-            const range = document.createRange();
-            range.selectNodeContents(word);
-            return [word.textContent, new Set([...range.getClientRects()].map(rect => Math.round(rect.top))).size];
-        })"""
-    )
+    words = page.evaluate(LINES_OF_JS, ".fill-board code.command span")
 
     assert "--from-github" in [word for word, _ in words]
     assert [word for word, lines in words if lines != 1] == []
