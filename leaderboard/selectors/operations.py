@@ -73,12 +73,14 @@ def work_queues() -> dict[str, str]:
 def queue_depths(*, timeout: float = 2.0) -> dict[str, int]:
     """Messages waiting in each work queue (by role), read from the broker; {} where tasks run in-process.
 
-    Raises the broker's connection error where it cannot be reached within `timeout` seconds."""
+    Raises the broker's connection error where it cannot be reached within `timeout` seconds. A refused connection
+    is tried once more after a quarter of a second (a broker restarting), not after kombu's default of 2 s: a load
+    balancer's health check and a process's start-up check answer at once."""
     if settings.CELERY_TASK_ALWAYS_EAGER:
         return {}
     depths = {}
     with current_app.connection_for_read() as broker:
-        broker.ensure_connection(max_retries=1, timeout=timeout)
+        broker.ensure_connection(max_retries=1, interval_start=0.25, timeout=timeout)
         channel = broker.default_channel
         for role, queue in work_queues().items():
             depths[role] = _queue_depth(channel, queue)
