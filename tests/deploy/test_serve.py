@@ -1,4 +1,5 @@
-"""The waiting and the ports that `make serve` (deploy/serve.py), the soak and the end-to-end test share."""
+"""The waiting and the ports that `make serve` (deploy/serve.py), the soak and the end-to-end test share, and the
+set-up commands the stack runs before its processes."""
 
 from __future__ import annotations
 
@@ -6,7 +7,7 @@ import socket
 
 import pytest
 
-from deploy.serve import free_port, wait_for
+from deploy.serve import ServeError, Stack, free_port, wait_for
 
 
 def test_wait_for_returns_what_the_condition_gave_once_it_is_truthy():
@@ -48,3 +49,19 @@ def test_free_port_takes_the_preferred_port_where_it_is_free_and_another_where_i
 
     assert other != busy
     assert free_port(preferred) == preferred
+
+
+def test_the_set_up_commands_all_run_and_the_one_that_failed_is_named_with_its_error(tmp_path, monkeypatch):
+    monkeypatch.setattr("deploy.serve.say", lambda message: None)
+    stack = Stack(port=free_port(), own_redis=False, settings_module="config.settings.local")
+    stack.env = {**stack.env, "DJANGO_SETTINGS_MODULE": "config.settings.local", "DATABASE_URL": "sqlite://:memory:"}
+    stack.env.pop("PYTHONPATH", None)
+    written = tmp_path / "written.txt"
+
+    with pytest.raises(ServeError) as refused:
+        stack._manage(["no_such_command"], ["shell", "-c", f"open({str(written)!r}, 'w').write('ran')"])
+
+    assert str(refused.value).startswith("manage.py no_such_command failed:\n")
+    assert "Unknown command: 'no_such_command'" in str(refused.value)
+    assert written.read_text() == "ran"  # the other command ran to its end all the same
+    stack._manage(["check"], ["help"])  # and commands that succeed raise nothing
