@@ -55,7 +55,6 @@ def test_the_set_up_commands_all_run_and_the_one_that_failed_is_named_with_its_e
     monkeypatch.setattr("deploy.serve.say", lambda message: None)
     stack = Stack(port=free_port(), own_redis=False, settings_module="config.settings.local")
     stack.env = {**stack.env, "DJANGO_SETTINGS_MODULE": "config.settings.local", "DATABASE_URL": "sqlite://:memory:"}
-    stack.env.pop("PYTHONPATH", None)
     written = tmp_path / "written.txt"
 
     with pytest.raises(ServeError) as refused:
