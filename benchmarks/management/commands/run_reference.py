@@ -92,7 +92,11 @@ class Command(BaseCommand):
         if options["runs"] < 1:
             raise CommandError("--runs must be at least 1.")
         priced_as = _priced_as(options["instance"], options["provider"])
-        from benchmarks.runner.distributed import process_group_stop  # torch, from here on: a run starts
+        from benchmarks.runner.distributed import (  # torch, from here on: a run starts
+            exit_after_distributed_run,
+            process_group_stop,
+            processes_from_environment,
+        )
         from benchmarks.runner.job import default_out_dir, reference_runs, runs_summary
         from benchmarks.workloads.base import DatasetMissing
 
@@ -124,8 +128,9 @@ class Command(BaseCommand):
             if bars is not None:
                 bars.close()
             process_group_stop()
-        if reports and reports[0].written is None:
-            return  # a worker process under torchrun: the main process reports
+        if reports and reports[0].written is None:  # a worker process under torchrun: the main process reports
+            exit_after_distributed_run(processes_from_environment())
+            return
         runs = [report.as_dict() for report in reports]
         document = {"task": config.task, "recipe": config.recipe, "runs": runs, "summary": runs_summary(reports)}
         if options["submit"]:
@@ -134,6 +139,7 @@ class Command(BaseCommand):
             self.stdout.write(json.dumps(document, indent=2))
         else:
             self._summarise(document)
+        exit_after_distributed_run(processes_from_environment())
 
     def _submit(self, reports: list) -> dict:
         """One entry of every run (those that missed the threshold count as failed); none when no run reached it
