@@ -65,10 +65,10 @@ def exit_after_distributed_run(processes: Processes) -> None:
     """End a process of a torchrun job whose run is over, its group left and its output written, without the
     interpreter's finalization (nothing is left to do there). In one of five runs of the test suite on 2026-11-28,
     the second process of a two-process CPU run aborted ("terminate called without an active exception", SIGABRT)
-    while the first was still running, and torchrun stopped that one and failed the job. That message is C++'s for a thread still running when
-    the object owning it is destroyed, as gloo's are when a group is torn down with the interpreter
-    (pytorch/pytorch#190489); where this one aborted was not recorded (tests/benchmarks/test_distributed.py now prints
-    the processes' Python stacks). A process run alone returns as usual."""
+    while the first was still running, and torchrun stopped that one and failed the job. That message is C++'s for
+    a thread still running when the object owning it is destroyed, as gloo's are when a group is torn down with the
+    interpreter (pytorch/pytorch#190489); where this one aborted was not recorded (tests/benchmarks/test_distributed.py
+    now prints the processes' Python stacks). A process run alone returns as usual."""
     if processes.is_distributed:
         sys.stdout.flush()
         sys.stderr.flush()
